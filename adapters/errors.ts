@@ -1,0 +1,112 @@
+/**
+ * The one error tree of pds (STYLE.md "One error tree, two edges").
+ *
+ * Every failure a caller may see is a {@link PlatformError} with a stable `code`. `rest/` maps the code to an HTTP
+ * status and renders `{ "error": message }`; `tools/mcp.ts` renders the same message as a tool result with
+ * `isError: true`. Anything thrown that is not a `PlatformError` is a bug: logged, answered 500 with no detail.
+ */
+
+/** Stable, machine-readable error codes. */
+export type ErrorCode =
+  | 'INVALID_PARAMS'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'RATE_LIMITED'
+  | 'UPSTREAM'
+  | 'UNAVAILABLE';
+
+/** HTTP status per code: the single table both edges use (SPEC.md "Errors"). */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  INVALID_PARAMS: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+  UPSTREAM: 502,
+  UNAVAILABLE: 503,
+};
+
+/** Base class: `message` is safe to show to the caller; `cause` (upstream detail) is for logs only. */
+export class PlatformError extends Error {
+  readonly code: ErrorCode;
+  /** Extra response headers the HTTP edge should send (e.g. `WWW-Authenticate`, `Retry-After`). */
+  readonly headers: Record<string, string>;
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.headers = options.headers ?? {};
+  }
+  get status(): number {
+    return HTTP_STATUS[this.code];
+  }
+}
+
+/** 400: the input broke a rule; the message names the field and what is allowed. */
+export class InvalidParams extends PlatformError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('INVALID_PARAMS', message, options);
+  }
+}
+
+/** 401: no usable credentials. Carries a `WWW-Authenticate` challenge (RFC 6750). */
+export class Unauthenticated extends PlatformError {
+  constructor(message: string, options: { cause?: unknown; challenge?: string } = {}) {
+    super('UNAUTHENTICATED', message, {
+      cause: options.cause,
+      headers: { 'WWW-Authenticate': options.challenge ?? 'Bearer realm="pds"' },
+    });
+  }
+}
+
+/** 403: authenticated, but not allowed (SPEC: "admin access required", "access denied to this tenant"). */
+export class Forbidden extends PlatformError {
+  constructor(message: string) {
+    super('FORBIDDEN', message);
+  }
+}
+
+/** 404: the named thing does not exist (or the caller may not know it exists). */
+export class NotFound extends PlatformError {
+  constructor(message: string) {
+    super('NOT_FOUND', message);
+  }
+}
+
+/** 409: the request conflicts with current state (e.g. onboarding a service twice). */
+export class Conflict extends PlatformError {
+  constructor(message: string) {
+    super('CONFLICT', message);
+  }
+}
+
+/** 429: a per-user limit was reached; `retryAfterSeconds` feeds `Retry-After`. */
+export class RateLimited extends PlatformError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    super('RATE_LIMITED', message, { headers: { 'Retry-After': String(retryAfterSeconds), ...headers } });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** 502: an upstream system (GitHub, Kubernetes, Argo, Loki) failed; the upstream error is the `cause`. */
+export class Upstream extends PlatformError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('UPSTREAM', message, options);
+  }
+}
+
+/** 503: a dependency pds needs to answer (e.g. GitHub for an uncached PAT) cannot be reached right now. */
+export class Unavailable extends PlatformError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('UNAVAILABLE', message, options);
+  }
+}
+
+/** True for errors that belong to the tree (and so may be shown to callers). */
+export function isPlatformError(err: unknown): err is PlatformError {
+  return err instanceof PlatformError;
+}

@@ -1,0 +1,137 @@
+/**
+ * The ports: the small interfaces behind which the outside world lives (DESIGN.md "Ports"). Two families implement
+ * them: `adapters/sandbox/` (embedded, the default) and the cluster adapters (`adapters/kubernetes/`, `github/`,
+ * `loki/`, `redis/`). Nothing here knows about Koa or MCP. Every method either returns a value from
+ * `adapters/model.ts` or throws a `PlatformError` (`adapters/errors.ts`); upstream errors never escape raw.
+ */
+import type {
+  AuditEntry,
+  AuditStatus,
+  LogLine,
+  Repository,
+  ResourceUsage,
+  Service,
+  Status,
+  Tenant,
+} from './model.js';
+
+/** Tenants, services, GitOps status, logs and resource usage (read side of the platform). */
+export interface PlatformBackend {
+  /** Every tenant, sorted by name. */
+  listTenants(): Promise<Tenant[]>;
+  /** One tenant, or `undefined` when it does not exist. */
+  getTenant(name: string): Promise<Tenant | undefined>;
+  /** Services, sorted by team then name; only those of `team` when given. */
+  listServices(team?: string): Promise<Service[]>;
+  /** One service, or `undefined` when it does not exist. */
+  getService(team: string, app: string): Promise<Service | undefined>;
+  /**
+   * Sync and health of the Argo CD Application `<team>-<app>`.
+   * @throws NotFound `GitOps application not found: <team>-<app>` when no such Application exists.
+   */
+  status(team: string, app: string): Promise<Status>;
+  /**
+   * Log lines of a service, oldest first, at most `lines` (the newest ones), none older than `sinceSeconds`.
+   * @returns the lines and a `note` saying what is shown (source, window, truncation).
+   * @throws NotFound `service not found: <team>/<app>` when the tenant or the service does not exist.
+   */
+  logs(team: string, app: string, query: { lines: number; sinceSeconds: number }): Promise<{ lines: LogLine[]; note: string }>;
+  /**
+   * Quotas of the tenant (`allocated`) and what its services request (`used`).
+   * @throws NotFound `tenant not found: <tenant>`.
+   */
+  resources(tenant: string): Promise<ResourceUsage>;
+}
+
+/** What invoke() hands the workflow engine for one operation execution. */
+export interface WorkflowSubmission {
+  /** Workflow name chosen by pds (unique, DNS-safe), e.g. `deploy-service-x7k2p`. */
+  name: string;
+  /** Operation name, e.g. `deploy-service`. */
+  operation: string;
+  /** Argo WorkflowTemplate the operation runs, e.g. `deploy-service`. */
+  workflowTemplate: string;
+  /** The validated operation parameters, all strings (SPEC.md "Operation parameters"). */
+  parameters: Record<string, string>;
+  /** The caller's user id, recorded on the workflow as a label/annotation. */
+  userId: string;
+}
+
+/** One workflow as pds reports it; `phase` is already mapped to the audit status vocabulary. */
+export interface WorkflowRun {
+  name: string;
+  operation: string;
+  /** Argo phase ""/Pending/Running → `submitted`, Succeeded → `succeeded`, Failed/Error → `failed`. */
+  phase: AuditStatus;
+  /** Human-readable progress or failure reason; may be empty. */
+  message: string;
+  /** ISO 8601 UTC. */
+  startedAt: string;
+  /** ISO 8601 UTC, when settled. */
+  finishedAt?: string;
+}
+
+/** Submits operations as workflows and reports on them (Argo Workflows, or the sandbox engine). */
+export interface WorkflowEngine {
+  /**
+   * Submit one workflow; returns once the engine has accepted it (it runs in the background).
+   * @throws Upstream when the engine refuses or cannot be reached.
+   */
+  submit(submission: WorkflowSubmission): Promise<void>;
+  /** The workflow, or `undefined` when the engine does not know the name. */
+  get(name: string): Promise<WorkflowRun | undefined>;
+  /** Register a listener called once per workflow when it reaches `succeeded` or `failed`. */
+  onSettled(listener: (run: WorkflowRun) => void): void;
+}
+
+/** The audit trail (SPEC.md "Audit entry"). Writes are atomic; nothing acknowledged is lost. */
+export interface AuditStore {
+  /** Record a new entry (status `submitted`). */
+  append(entry: AuditEntry): Promise<void>;
+  /** Move the entry of `workflowName` to a final status with a message. Unknown names are ignored. */
+  settle(workflowName: string, status: AuditStatus, message: string): Promise<void>;
+  /** The entry of one workflow, or `undefined`. */
+  get(workflowName: string): Promise<AuditEntry | undefined>;
+  /** The `limit` most recent entries that pass `visible`, newest first. */
+  recent(limit: number, visible: (entry: AuditEntry) => boolean): Promise<AuditEntry[]>;
+}
+
+/** Repositories per team through the code-host app (GitHub App, or the sandbox). */
+export interface CodeHost {
+  /** Repositories registered for the team, sorted by full name. */
+  listRepositories(team: string): Promise<Repository[]>;
+  /**
+   * Discover repositories from the app's installations and register them for the team.
+   * @param user the code-host user whose installations are searched.
+   * @returns every repository now registered and the full names newly added.
+   */
+  syncRepositories(team: string, user: string): Promise<{ repositories: Repository[]; added: string[] }>;
+  /** The URL to open to install the code-host app on `repo` (`<owner>/<repo>`). */
+  grantAccessUrl(team: string, repo: string): Promise<{ url: string }>;
+  /**
+   * Paths of the files at the repository's default branch (or `ref`), and the text of selected files.
+   * @throws NotFound when the platform cannot see the repository.
+   */
+  readTree(repo: string, options?: { ref?: string; read?: string[] }): Promise<{ paths: string[]; files: Record<string, string> }>;
+}
+
+/** A store of single-use markers (confirmation nonces); Redis when configured so replicas agree. */
+export interface OnceStore {
+  /** True the first time `key` is claimed within `ttlSeconds`, false afterwards. */
+  claim(key: string, ttlSeconds: number): Promise<boolean>;
+}
+
+/** Everything the tools need from the outside world, assembled by the composition root. */
+export interface Platform {
+  /** `sandbox` or `kubernetes`; shown in notes so callers know what they are talking to. */
+  readonly kind: 'sandbox' | 'kubernetes';
+  readonly backend: PlatformBackend;
+  readonly workflows: WorkflowEngine;
+  readonly audit: AuditStore;
+  readonly codeHost: CodeHost;
+  readonly once: OnceStore;
+  /** True when the platform can serve traffic (state loaded, upstreams reachable). */
+  ready(): Promise<boolean>;
+  /** Stop background work and flush state. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,23 @@
+/**
+ * Who is calling. Produced by `auth/authenticate.ts` from the bearer token; consumed by the access policy and the
+ * per-user limits (DESIGN.md "Identity and limits").
+ */
+
+/** How the caller proved who they are. */
+export type TokenKind = 'self-issued' | 'pat' | 'external';
+
+/** An authenticated caller. */
+export interface Identity {
+  /** GitHub login (PAT), `email`/`preferred_username`/`sub` (external JWT) or `sub` (self-issued JWT). */
+  userId: string;
+  /** Group claims (external or self-issued JWT); empty for a PAT. */
+  groups: string[];
+  /** Platform admin: listed in `PDS_ADMINS` or a member of one of `PDS_ADMIN_GROUPS`. */
+  admin: boolean;
+  tokenKind: TokenKind;
+}
+
+/** Admin if the user id is listed or any group is an admin group. */
+export function isPlatformAdmin(userId: string, groups: readonly string[], admins: readonly string[], adminGroups: readonly string[]): boolean {
+  return admins.includes(userId) || groups.some((g) => adminGroups.includes(g));
+}

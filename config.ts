@@ -1,0 +1,105 @@
+/**
+ * Every environment variable pds reads, in one place, validated with zod (DESIGN.md "Configuration").
+ * A bad value stops start-up with a message that names the variable and what is allowed.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const csv = z
+  .string()
+  .default('')
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .default('false')
+  .transform((s) => s === 'true' || s === '1' || s === 'yes');
+
+const url = (example: string) => z.url({ message: `must be an absolute URL, e.g. "${example}"` }).transform((u) => u.replace(/\/+$/, ''));
+
+const Env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  PDS_BASE_URL: url('https://pds.example.com').optional(),
+  PDS_DATA_DIR: z.string().default('./.pds'),
+  PDS_BACKEND: z.enum(['sandbox', 'kubernetes']).default('sandbox'),
+  PDS_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  PDS_ADMINS: csv,
+  PDS_ADMIN_GROUPS: csv,
+  PDS_READ_ONLY: bool,
+  PDS_TRUST_PROXY: bool,
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  PDS_AUTH_URL: url('https://auth.example.com').optional(),
+  PDS_OIDC_AUDIENCE: z.string().optional(),
+  PDS_GITHUB_API_URL: url('https://api.github.com').default('https://api.github.com'),
+  PDS_GITHUB_APP_SLUG: z.string().default('pds-platform'),
+  PDS_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS domain, e.g. "apps.example.com"')
+    .default('apps.localhost'),
+  PDS_SANDBOX_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
+  PDS_TOKEN: z.string().optional(),
+});
+
+/** The validated configuration. Durations in milliseconds where named `…Ms`. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Public base URL without trailing slash; defaults to `http://localhost:<port>`. Also the self-issued JWT issuer. */
+  baseUrl: string;
+  /** Absolute directory for sandbox state and the generated JWT secret. */
+  dataDir: string;
+  backend: 'sandbox' | 'kubernetes';
+  /** HS256 secret for self-issued tokens; `undefined` means "use or create the one kept in `dataDir`". */
+  jwtSecret?: string;
+  admins: string[];
+  adminGroups: string[];
+  readOnly: boolean;
+  trustProxy: boolean;
+  redisUrl?: string;
+  /** External identity provider (Dex) base URL: JWKS at `{authUrl}/api/dex/keys`, issuer `{authUrl}/api/dex`. */
+  authUrl?: string;
+  oidcAudience?: string;
+  githubApiUrl: string;
+  githubAppSlug: string;
+  /** Service hosts are `<team>-<service>.<domain>`. */
+  domain: string;
+  /** Sandbox workflow step duration, milliseconds. */
+  sandboxStepMs: number;
+  /** Bearer token used by `pds mcp` (stdio). */
+  token?: string;
+}
+
+/**
+ * Read and validate the configuration.
+ * @param env the environment (defaults to `process.env`).
+ * @throws Error listing every bad variable as `NAME: what is allowed`.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = Env.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '' )));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: e.PDS_BASE_URL ?? `http://localhost:${e.PORT}`,
+    dataDir: path.resolve(e.PDS_DATA_DIR),
+    backend: e.PDS_BACKEND,
+    jwtSecret: e.PDS_JWT_SECRET,
+    admins: e.PDS_ADMINS,
+    adminGroups: e.PDS_ADMIN_GROUPS,
+    readOnly: e.PDS_READ_ONLY,
+    trustProxy: e.PDS_TRUST_PROXY,
+    redisUrl: e.REDIS_URL,
+    authUrl: e.PDS_AUTH_URL,
+    oidcAudience: e.PDS_OIDC_AUDIENCE,
+    githubApiUrl: e.PDS_GITHUB_API_URL,
+    githubAppSlug: e.PDS_GITHUB_APP_SLUG,
+    domain: e.PDS_DOMAIN,
+    sandboxStepMs: e.PDS_SANDBOX_STEP_MS,
+    token: e.PDS_TOKEN,
+  };
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'tools/**/*.test.ts', 'templates/**/*.test.ts', 'auth/**/*.test.ts', 'adapters/**/*.test.ts', 'rest/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // @actions/workflow-parser ships ESM that vitest must transform itself.
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
+  },
+});
