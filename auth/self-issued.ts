@@ -1,0 +1,95 @@
+/**
+ * Self-issued tokens: HS256 JWTs that pds signs itself (SPEC.md "Authentication", third form). Issuer and audience are
+ * the pds base URL; `exp` is required. Signing and verification are jose's; nothing here parses a JWT by hand.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { Unauthenticated } from '../adapters/errors.js';
+
+/** Claims pds puts in its own tokens. */
+export interface SelfIssuedClaims {
+  sub: string;
+  groups: string[];
+}
+
+/**
+ * Sign a self-issued token.
+ * @param secret HMAC key (at least 32 bytes).
+ * @param issuer pds base URL; also the audience.
+ * @param ttlSeconds lifetime in seconds (1 second to 1 year).
+ * @returns the compact JWT.
+ * @throws RangeError for a ttl outside that range.
+ */
+export async function issueSelfToken(
+  secret: Uint8Array,
+  issuer: string,
+  claims: SelfIssuedClaims,
+  ttlSeconds: number,
+): Promise<string> {
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > 365 * 24 * 3600) {
+    throw new RangeError('ttl must be between 1 second and 365 days');
+  }
+  return new SignJWT({ groups: claims.groups })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(claims.sub)
+    .setIssuer(issuer)
+    .setAudience(issuer)
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSeconds}s`)
+    .sign(secret);
+}
+
+/**
+ * Verify a self-issued token: HS256 only, `iss` and `aud` equal to the base URL, `exp` required.
+ * @returns the subject and groups.
+ * @throws Unauthenticated with `expired`, `bad signature` or `invalid` in the message (never the token itself).
+ */
+export async function verifySelfToken(secret: Uint8Array, issuer: string, token: string): Promise<SelfIssuedClaims> {
+  try {
+    const { payload } = await jwtVerify(token, secret, {
+      algorithms: ['HS256'],
+      issuer,
+      audience: issuer,
+      requiredClaims: ['exp', 'sub'],
+    });
+    const groups = Array.isArray(payload.groups) ? payload.groups.filter((g): g is string => typeof g === 'string') : [];
+    return { sub: payload.sub!, groups };
+  } catch (err) {
+    throw new Unauthenticated(describeJoseError(err), {
+      cause: err,
+      challenge: 'Bearer realm="pds", error="invalid_token"',
+    });
+  }
+}
+
+/** A caller-facing reason for a jose verification failure. */
+export function describeJoseError(err: unknown): string {
+  if (err instanceof joseErrors.JWTExpired) return 'token expired';
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature is invalid';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) return `token claim "${err.claim}" is invalid: ${err.reason}`;
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not allowed';
+  if (err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid) return 'token is malformed';
+  return 'token is invalid';
+}
+
+/**
+ * The HS256 secret: `PDS_JWT_SECRET` when set, else the one kept in `<dataDir>/jwt-secret` (created on first use,
+ * 32 random bytes, file mode 0600, written atomically).
+ */
+export async function loadOrCreateSecret(configured: string | undefined, dataDir: string): Promise<Uint8Array> {
+  if (configured) return new TextEncoder().encode(configured);
+  const file = path.join(dataDir, 'jwt-secret');
+  try {
+    return new TextEncoder().encode((await readFile(file, 'utf8')).trim());
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  await mkdir(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, secret + '\n', { mode: 0o600 });
+  await rename(tmp, file);
+  return new TextEncoder().encode(secret);
+}
