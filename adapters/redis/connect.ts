@@ -1,0 +1,84 @@
+/**
+ * The shared Redis connection (ioredis 5) behind the per-user limits, the PAT cache and single-use markers, so that
+ * several pds replicas agree (DESIGN.md "Ports": `RateLimitStore`).
+ *
+ * Configured so that **nothing waits on Redis**: the offline queue is off (a command issued while disconnected fails
+ * at once instead of queueing), each command has a timeout, and a request is retried at most once. Callers treat a
+ * failed command as "Redis is away" and apply their documented fallback (see `rest/ratelimit.ts`). The client keeps
+ * reconnecting in the background; the outage is logged once when it starts and once when it ends, never per request.
+ */
+import { Redis } from 'ioredis';
+
+/** Where pds writes operational messages. `console` satisfies it. */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** Tuning for {@link connectRedis}; the defaults suit a Redis on the same network. */
+export interface RedisConnectOptions {
+  /** TCP connect timeout, milliseconds (default 2000). */
+  connectTimeoutMs?: number;
+  /** Per-command timeout, milliseconds (default 500): a stalled Redis fails commands instead of holding requests. */
+  commandTimeoutMs?: number;
+  /** How long {@link connectRedis} waits for the first connection before returning anyway (default 2000). */
+  waitMs?: number;
+  log?: Logger;
+}
+
+/**
+ * Connect to Redis. Resolves once connected, or after `waitMs` when Redis cannot be reached (logged; the client keeps
+ * retrying and callers fall back meanwhile). Never rejects for an unreachable Redis: pds starts and serves without it.
+ * @param url `redis://[:password@]host:port[/db]` or `rediss://…` (`REDIS_URL`).
+ * @example
+ * const redis = await connectRedis(config.redisUrl);
+ * const limit = createRouteLimit({ redis, trustProxy: config.trustProxy });
+ */
+export async function connectRedis(url: string, options: RedisConnectOptions = {}): Promise<Redis> {
+  const log = options.log ?? console;
+  const where = redactUrl(url);
+  const client = new Redis(url, {
+    connectTimeout: options.connectTimeoutMs ?? 2000,
+    commandTimeout: options.commandTimeoutMs ?? 500,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    // Reconnect forever, backing off to one attempt every 2 s.
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+    lazyConnect: true,
+  });
+  let down = false;
+  const wentDown = (reason: string) => {
+    if (down) return;
+    down = true;
+    log.warn(`redis ${where} unreachable (${reason}); shared limits fall back to per-process memory until it returns`);
+  };
+  // An 'error' listener is required: without one ioredis prints every failed reconnect attempt.
+  client.on('error', (err: Error) => wentDown(err.message));
+  client.on('close', () => wentDown('connection closed'));
+  client.on('ready', () => {
+    if (!down) return;
+    down = false;
+    log.info(`redis ${where} reachable again; limits are shared across replicas again`);
+  });
+  await Promise.race([
+    client.connect().catch(() => undefined),
+    new Promise((resolve) => setTimeout(resolve, options.waitMs ?? 2000).unref()),
+  ]);
+  return client;
+}
+
+/** True when commands can be sent now; false while (re)connecting or closed. */
+export function redisReady(client: Redis | undefined): client is Redis {
+  return client !== undefined && client.status === 'ready';
+}
+
+/** The URL without its password, for logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'redis';
+  }
+}
