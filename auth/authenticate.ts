@@ -1,21 +1,45 @@
 /**
  * Bearer token → {@link Identity} (SPEC.md "Authentication"). Classification: `ghp_…` without dots is a GitHub PAT;
- * three dot-separated parts is a JWT, self-issued when its `iss` is the pds base URL and external otherwise; anything
- * else is refused with 401.
+ * three dot-separated parts is a JWT, self-issued when its `iss` is the pds base URL and external (Dex) when it is
+ * `{PDS_AUTH_URL}/api/dex`; anything else is refused with 401.
+ *
+ * Verification is cached by the token's SHA-256: PAT verdicts (see `auth/pat.ts`), and verified JWTs for at most a
+ * minute and never past their `exp`, so the hot path of a known token is one hash and one map look-up.
  */
+import type { Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
-import { Unauthenticated } from '../adapters/errors.js';
+import { Unauthenticated, isPlatformError } from '../adapters/errors.js';
+import { createGitHubUserLookup } from '../adapters/github/users.js';
 import type { Config } from '../config.js';
-import { isPlatformAdmin, type Identity } from './identity.js';
+import { createExternalJwtVerifier, type ExternalJwtVerifier } from './external-jwt.js';
+import { isPlatformAdmin, type Identity, type TokenKind } from './identity.js';
+import { createPatVerifier, type PatVerifier } from './pat.js';
 import { verifySelfToken } from './self-issued.js';
+import { TokenCache } from './token-cache.js';
 
 /** Turns the `Authorization` header value into an identity. */
 export interface Authenticator {
   /**
    * @param authorization the raw `Authorization` header, e.g. `Bearer eyJ…`; `undefined` when absent.
-   * @throws Unauthenticated (401) for a missing, malformed, expired or unverifiable token.
+   * @throws Unauthenticated (401) for a missing, malformed, expired or unverifiable token; carries a
+   *   `WWW-Authenticate` challenge with `resource_metadata`.
+   * @throws Unavailable (503) when the token's issuer (GitHub, Dex) cannot be reached and nothing is cached.
    */
   authenticate(authorization: string | undefined): Promise<Identity>;
+}
+
+/** Optional collaborators; everything defaults to the real thing built from the configuration. */
+export interface AuthenticatorDeps {
+  /** Shares PAT verdicts between replicas. */
+  redis?: Redis;
+  /** fetch for GitHub and the Dex key set. */
+  fetch?: typeof fetch;
+  /** Clock, epoch milliseconds (cache expiry). */
+  now?: () => number;
+  /** Outbound call timeout, milliseconds (default 5000). */
+  timeoutMs?: number;
+  /** Least time between key-set refetches for unknown `kid`s, milliseconds (default 30 000). */
+  jwksCooldownMs?: number;
 }
 
 export type TokenForm = 'pat' | 'jwt' | 'unknown';
@@ -27,7 +51,10 @@ export function classifyToken(token: string): TokenForm {
   return 'unknown';
 }
 
-/** The `WWW-Authenticate` challenge for a request without a usable token. */
+/**
+ * The `WWW-Authenticate` challenge (RFC 6750 §3, RFC 9728 §5.1): `error="invalid_token"` when a token was sent but
+ * refused, `resource_metadata` always, so MCP clients can discover where to log in.
+ */
 export function challenge(config: Pick<Config, 'baseUrl'>, error?: 'invalid_token'): string {
   const parts = [`Bearer realm="pds"`];
   if (error) parts.push(`error="${error}"`);
@@ -35,44 +62,94 @@ export function challenge(config: Pick<Config, 'baseUrl'>, error?: 'invalid_toke
   return parts.join(', ');
 }
 
-/** Build the authenticator for a configuration and the HS256 secret. */
-export function createAuthenticator(config: Config, secret: Uint8Array): Authenticator {
-  const invalid = (message: string) => new Unauthenticated(message, { challenge: challenge(config, 'invalid_token') });
+/** Longest time a verified JWT is reused without verifying its signature again. */
+const JWT_CACHE_MS = 60_000;
+
+/**
+ * Build the authenticator for a configuration and the HS256 secret.
+ * @throws TypeError when `PDS_AUTH_URL` is set without `PDS_OIDC_AUDIENCE` (a misconfiguration, found at start-up).
+ * @example
+ * const auth = createAuthenticator(config, secret, { redis });
+ * ctx.state.identity = await auth.authenticate(ctx.get('authorization') || undefined);
+ */
+export function createAuthenticator(config: Config, secret: Uint8Array, deps: AuthenticatorDeps = {}): Authenticator {
+  const now = deps.now ?? Date.now;
+  const refuse = (message: string) => new Unauthenticated(message, { challenge: challenge(config, 'invalid_token') });
+  const identity = (userId: string, groups: string[], tokenKind: TokenKind): Identity => ({
+    userId,
+    groups,
+    admin: isPlatformAdmin(userId, groups, config.admins, config.adminGroups),
+    tokenKind,
+  });
+
+  const verifyPat: PatVerifier = createPatVerifier({
+    lookup: createGitHubUserLookup({ baseUrl: config.githubApiUrl, fetch: deps.fetch, timeoutMs: deps.timeoutMs }),
+    redis: deps.redis,
+    now,
+  });
+
+  let external: ExternalJwtVerifier | undefined;
+  if (config.authUrl) {
+    if (!config.oidcAudience) throw new TypeError('PDS_AUTH_URL is set but PDS_OIDC_AUDIENCE is not: external tokens cannot be checked');
+    external = createExternalJwtVerifier({
+      authUrl: config.authUrl,
+      audience: config.oidcAudience,
+      fetch: deps.fetch,
+      timeoutMs: deps.timeoutMs,
+      cooldownMs: deps.jwksCooldownMs,
+    });
+  }
+
+  const jwts = new TokenCache<Identity>({ namespace: 'pds:auth:jwt:', now });
+
+  async function verifyJwt(token: string): Promise<Identity> {
+    const cached = jwts.peek(token);
+    if (cached?.ok) return cached.value;
+    let issuer: string | undefined;
+    try {
+      issuer = decodeJwt(token).iss;
+    } catch {
+      throw refuse('token is malformed');
+    }
+    let verified: { userId: string; groups: string[]; exp: number; kind: TokenKind };
+    if (issuer === config.baseUrl) {
+      const claims = await verifySelfToken(secret, config.baseUrl, token);
+      verified = { userId: claims.sub, groups: claims.groups, exp: claims.exp, kind: 'self-issued' };
+    } else if (external && issuer === external.issuer) {
+      verified = { ...(await external.verify(token)), kind: 'external' };
+    } else {
+      // Refused before any key-set fetch: a forged issuer costs nothing.
+      throw refuse(external ? 'token issuer is not trusted by this pds' : 'token issuer is not trusted: external identity-provider tokens are not configured on this pds');
+    }
+    const id = identity(verified.userId, verified.groups, verified.kind);
+    jwts.set(token, { ok: true, value: id }, Math.min(JWT_CACHE_MS, verified.exp * 1000 - now()));
+    return id;
+  }
+
   return {
     async authenticate(authorization) {
       if (!authorization) {
-        throw new Unauthenticated('missing bearer token: send "Authorization: Bearer <token>"', {
-          challenge: challenge(config),
-        });
+        throw new Unauthenticated('missing bearer token: send "Authorization: Bearer <token>"', { challenge: challenge(config) });
       }
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      if (!match) throw invalid('malformed Authorization header: expected "Bearer <token>"');
+      const match = /^Bearer +(\S+) *$/i.exec(authorization);
+      if (!match) throw refuse('malformed Authorization header: expected "Bearer <token>"');
       const token = match[1]!;
-      const form = classifyToken(token);
-      if (form === 'pat') {
-        throw invalid('GitHub personal access tokens are not configured on this pds yet');
-      }
-      if (form === 'unknown') {
-        throw invalid('unrecognised token: expected a GitHub PAT (ghp_…) or a JWT');
-      }
-      let issuer: string | undefined;
       try {
-        issuer = decodeJwt(token).iss;
-      } catch {
-        throw invalid('token is malformed');
+        switch (classifyToken(token)) {
+          case 'pat':
+            return identity(await verifyPat(token), [], 'pat');
+          case 'jwt':
+            return await verifyJwt(token);
+          default:
+            throw refuse('malformed token: expected a GitHub classic PAT (ghp_…) or a JWT');
+        }
+      } catch (err) {
+        // Every 401 carries the challenge, whichever verifier refused; 503s pass unchanged.
+        if (isPlatformError(err) && err.code === 'UNAUTHENTICATED' && !err.headers['WWW-Authenticate']?.includes('resource_metadata')) {
+          throw new Unauthenticated(err.message, { cause: err.cause ?? err, challenge: challenge(config, 'invalid_token') });
+        }
+        throw err;
       }
-      if (issuer !== config.baseUrl) {
-        throw invalid('external identity-provider tokens are not configured on this pds yet');
-      }
-      const claims = await verifySelfToken(secret, config.baseUrl, token).catch((err: Unauthenticated) => {
-        throw invalid(err.message);
-      });
-      return {
-        userId: claims.sub,
-        groups: claims.groups,
-        admin: isPlatformAdmin(claims.sub, claims.groups, config.admins, config.adminGroups),
-        tokenKind: 'self-issued',
-      };
     },
   };
 }

@@ -5,13 +5,21 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, jwtVerify } from 'jose';
 import { Unauthenticated } from '../adapters/errors.js';
+import { describeJoseError } from './jose-errors.js';
+
+export { describeJoseError };
 
 /** Claims pds puts in its own tokens. */
 export interface SelfIssuedClaims {
   sub: string;
   groups: string[];
+}
+
+/** A verified self-issued token: its claims and expiry (epoch seconds). */
+export interface VerifiedSelfToken extends SelfIssuedClaims {
+  exp: number;
 }
 
 /**
@@ -43,10 +51,10 @@ export async function issueSelfToken(
 
 /**
  * Verify a self-issued token: HS256 only, `iss` and `aud` equal to the base URL, `exp` required.
- * @returns the subject and groups.
+ * @returns the subject, groups and expiry.
  * @throws Unauthenticated with `expired`, `bad signature` or `invalid` in the message (never the token itself).
  */
-export async function verifySelfToken(secret: Uint8Array, issuer: string, token: string): Promise<SelfIssuedClaims> {
+export async function verifySelfToken(secret: Uint8Array, issuer: string, token: string): Promise<VerifiedSelfToken> {
   try {
     const { payload } = await jwtVerify(token, secret, {
       algorithms: ['HS256'],
@@ -55,23 +63,13 @@ export async function verifySelfToken(secret: Uint8Array, issuer: string, token:
       requiredClaims: ['exp', 'sub'],
     });
     const groups = Array.isArray(payload.groups) ? payload.groups.filter((g): g is string => typeof g === 'string') : [];
-    return { sub: payload.sub!, groups };
+    return { sub: payload.sub!, groups, exp: payload.exp! };
   } catch (err) {
     throw new Unauthenticated(describeJoseError(err), {
       cause: err,
       challenge: 'Bearer realm="pds", error="invalid_token"',
     });
   }
-}
-
-/** A caller-facing reason for a jose verification failure. */
-export function describeJoseError(err: unknown): string {
-  if (err instanceof joseErrors.JWTExpired) return 'token expired';
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature is invalid';
-  if (err instanceof joseErrors.JWTClaimValidationFailed) return `token claim "${err.claim}" is invalid: ${err.reason}`;
-  if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not allowed';
-  if (err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid) return 'token is malformed';
-  return 'token is invalid';
 }
 
 /**
