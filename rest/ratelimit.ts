@@ -1,0 +1,203 @@
+/**
+ * Per-user limits (SPEC.md "Limits", DESIGN.md "Identity and limits"), shared by every pds replica through Redis when
+ * `REDIS_URL` is set, per process otherwise.
+ *
+ * - {@link createRouteLimit}: 300 requests per minute per user on every authenticated route, `POST /mcp` included.
+ *   A request whose TCP peer is exactly `127.0.0.1`, `::1` or `::ffff:127.0.0.1` is exempt and consumes nothing; every
+ *   other address (the rest of 127.0.0.0/8 too) counts. koa-ratelimit does the counting.
+ * - {@link createWriteLimiter}: 20 write calls per minute per user, loopback not exempt; `tools/invoke.ts` consumes it
+ *   for every tool of kind `write`, over REST and MCP alike. The same limiter classes as koa-ratelimit's drivers
+ *   (async-ratelimiter's sliding window on Redis; koa-ratelimit's memory window otherwise).
+ *
+ * **When Redis goes away** (stopped, unreachable, or slower than the 500 ms command timeout): limits **fail open to
+ * per-process memory**. Each replica keeps enforcing the same numbers on its own in-memory buckets, so a user can get
+ * at most N × the budget across N replicas, but nobody is refused or kept waiting because Redis is down, and no
+ * request waits on Redis (ioredis' offline queue is off; see `adapters/redis/connect.ts`). The switch is logged once
+ * (warn) when it happens and once (info) when Redis answers again, when the shared buckets take over again. Health
+ * checks never touch Redis.
+ */
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
+import type { Context, Middleware, Next } from 'koa';
+import ratelimit from 'koa-ratelimit';
+import { RateLimited } from '../adapters/errors.js';
+import { redisReady, type Logger } from '../adapters/redis/connect.js';
+import type { Identity } from '../auth/identity.js';
+import type { WriteLimiter } from '../tools/define.js';
+
+/** Peer addresses exempt from the route limit: exactly these, not all of 127.0.0.0/8 (SPEC.md "Limits"). */
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+const HEADERS = { total: 'RateLimit-Limit', remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset' };
+
+/** Common options of both limits. */
+export interface LimitOptions {
+  /** Shared buckets; omitted means per-process memory. */
+  redis?: Redis;
+  /** Requests allowed per window. */
+  max?: number;
+  /** Window length, milliseconds (default 60 000). */
+  durationMs?: number;
+  /** Redis key prefix (default `pds:limit:route` / `pds:limit:write`); two processes with the same one share budgets. */
+  namespace?: string;
+  /** Where the Redis fallback is reported (default `console`). */
+  log?: Logger;
+}
+
+export interface RouteLimitOptions extends LimitOptions {
+  /** `PDS_TRUST_PROXY`: take the client address from `X-Forwarded-For` instead of the TCP peer. */
+  trustProxy: boolean;
+}
+
+/**
+ * The client address: the TCP peer, or with `trustProxy` the **last** `X-Forwarded-For` entry — the one the trusted
+ * proxy appended itself. Earlier entries come from the client and could claim to be 127.0.0.1.
+ */
+export function clientAddress(ctx: Pick<Context, 'get' | 'req'>, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = ctx.get('X-Forwarded-For');
+    const last = forwarded.split(',').map((s) => s.trim()).filter(Boolean).at(-1);
+    if (last) return last;
+  }
+  return ctx.req.socket.remoteAddress ?? '';
+}
+
+/** True for exactly 127.0.0.1, ::1 and ::ffff:127.0.0.1. */
+export function isExemptLoopback(address: string): boolean {
+  return LOOPBACK.has(address);
+}
+
+/**
+ * The 300/min route limit as Koa middleware. Mount it **after** authentication: it reads `ctx.state.identity.userId`
+ * (requests without an identity pass untouched). Sets `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`
+ * (seconds until the window frees a request) on counted requests.
+ * @throws RateLimited (429, `Retry-After` and the `RateLimit-*` headers) `rate limit exceeded: 300 requests per minute
+ *   per user; retry in N s` for a request over the budget; the error edge renders it as `{ "error": … }`.
+ * @example
+ * app.use(authenticate).use(createRouteLimit({ redis, trustProxy: config.trustProxy })).use(router.routes());
+ */
+export function createRouteLimit(options: RouteLimitOptions): Middleware {
+  const max = options.max ?? 300;
+  const duration = options.durationMs ?? 60_000;
+  const namespace = options.namespace ?? 'pds:limit:route';
+  const fallback = fallbackReporter(options.log ?? console, `route limit (${max}/min)`);
+  const common = {
+    duration,
+    max,
+    namespace,
+    id: (ctx: Context) => (ctx.state.identity as Identity).userId,
+    headers: HEADERS,
+  };
+  const memory = ratelimit({ ...common, driver: 'memory', db: new Map() });
+  const shared = options.redis ? ratelimit({ ...common, driver: 'redis', db: options.redis }) : undefined;
+  const redis = options.redis;
+
+  return async function routeLimit(ctx: Context, next: Next) {
+    const identity = ctx.state.identity as Identity | undefined;
+    if (!identity || isExemptLoopback(clientAddress(ctx, options.trustProxy))) return next();
+    // `admitted` tells a limiter failure (fall back) from an error thrown further down the chain (rethrow).
+    let admitted = false;
+    const proceed = () => {
+      admitted = true;
+      toDeltaReset(ctx);
+      return next();
+    };
+    if (shared && redisReady(redis)) {
+      try {
+        await shared(ctx, proceed);
+        fallback.recovered();
+        return refuseIfLimited(ctx, max);
+      } catch (err) {
+        if (admitted) throw err;
+        fallback.failed(err);
+      }
+    } else if (shared) {
+      fallback.failed(new Error('not connected'));
+    }
+    await memory(ctx, proceed);
+    refuseIfLimited(ctx, max);
+  };
+}
+
+/** koa-ratelimit sends the reset as an epoch second; the RateLimit header fields want seconds from now. */
+function toDeltaReset(ctx: Context): void {
+  const epoch = Number(ctx.response.get(HEADERS.reset));
+  if (Number.isFinite(epoch) && epoch > 0) ctx.set(HEADERS.reset, String(Math.max(0, Math.ceil(epoch - Date.now() / 1000))));
+}
+
+function refuseIfLimited(ctx: Context, max: number): void {
+  if (!ctx.state.rateLimit) return;
+  const reset = Number(ctx.response.get(HEADERS.reset));
+  const retry = Math.max(1, Math.ceil(reset - Date.now() / 1000));
+  throw new RateLimited(`rate limit exceeded: ${max} requests per minute per user; retry in ${retry} s`, retry, {
+    [HEADERS.total]: String(max),
+    [HEADERS.remaining]: '0',
+    [HEADERS.reset]: String(retry),
+  });
+}
+
+/** The shape both limiter classes share: `remaining` before this call; the call is admitted when it is > 0. */
+interface LimiterClass {
+  new (options: { id: string; db: unknown; max: number; duration: number; namespace: string }): {
+    get(): Promise<{ remaining: number; reset: number; total: number }>;
+  };
+}
+const require = createRequire(import.meta.url);
+const RedisLimiter = require('koa-ratelimit/limiter/redis.js') as LimiterClass;
+const MemoryLimiter = require('koa-ratelimit/limiter/memory.js') as LimiterClass;
+
+/**
+ * The 20/min write limit for `tools/invoke.ts` (loopback is not exempt).
+ * @example
+ * const writeLimiter = createWriteLimiter({ redis });
+ * await writeLimiter.consume(identity); // RateLimited on the 21st write within a minute
+ */
+export function createWriteLimiter(options: LimitOptions = {}): WriteLimiter {
+  const max = options.max ?? 20;
+  const duration = options.durationMs ?? 60_000;
+  const namespace = options.namespace ?? 'pds:limit:write';
+  const redis = options.redis;
+  const db = new Map();
+  const fallback = fallbackReporter(options.log ?? console, `write limit (${max}/min)`);
+  return {
+    async consume(identity) {
+      const id = identity.userId;
+      let limit: { remaining: number; reset: number } | undefined;
+      if (redisReady(redis)) {
+        try {
+          limit = await new RedisLimiter({ id, db: redis, max, duration, namespace }).get();
+          fallback.recovered();
+        } catch (err) {
+          fallback.failed(err);
+        }
+      } else if (redis) {
+        fallback.failed(new Error('not connected'));
+      }
+      limit ??= await new MemoryLimiter({ id, db, max, duration, namespace }).get();
+      if (limit.remaining > 0) return;
+      const retry = Math.max(1, Math.ceil(limit.reset - Date.now() / 1000));
+      throw new RateLimited(`write limit exceeded: ${max} write calls per minute per user; retry in ${retry} s`, retry, {
+        'RateLimit-Limit': String(max),
+        'RateLimit-Remaining': '0',
+        'RateLimit-Reset': String(retry),
+      });
+    },
+  };
+}
+
+/** Logs the switch to memory once per outage and the switch back once. */
+function fallbackReporter(log: Logger, what: string) {
+  let degraded = false;
+  return {
+    failed(err: unknown) {
+      if (degraded) return;
+      degraded = true;
+      log.warn(`${what}: redis unavailable (${(err as Error).message}); enforcing per-process memory limits until it returns`);
+    },
+    recovered() {
+      if (!degraded) return;
+      degraded = false;
+      log.info(`${what}: redis answers again; limits are shared across replicas again`);
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * OAuth 2.0 Protected Resource Metadata (RFC 9728) at `/.well-known/oauth-protected-resource` and
+ * `/.well-known/oauth-protected-resource/mcp`: tells MCP clients (MCP authorization spec, 2025-06-18) that pds is a
+ * protected resource, which authorization server issues its tokens, and how to present them. Every 401 points here
+ * through `WWW-Authenticate: Bearer …, resource_metadata="…"` (`auth/authenticate.ts`).
+ */
+import type { Context, Middleware, Next } from 'koa';
+import type { Config } from '../config.js';
+
+/** The RFC 9728 §2 fields pds publishes. */
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  bearer_methods_supported: ['header'];
+  scopes_supported?: string[];
+  resource_name: string;
+  resource_documentation: string;
+}
+
+/** Path of the metadata document; append a resource path (`/mcp`) per RFC 9728 §3.1. */
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+
+/**
+ * The metadata document.
+ * @param resourcePath the protected resource's path below the base URL: `''` for pds as a whole, `'/mcp'` for the MCP
+ *   endpoint. `resource` must equal the URL the client derived the metadata URL from (RFC 9728 §3.3).
+ * @returns `authorization_servers` = `[{PDS_AUTH_URL}/api/dex]` (Dex, the issuer of external tokens) when
+ *   configured, else `[PDS_BASE_URL]` (pds, the issuer of self-issued tokens).
+ * @example protectedResourceMetadata(config, '/mcp').resource // 'https://pds.example.com/mcp'
+ */
+export function protectedResourceMetadata(config: Pick<Config, 'baseUrl' | 'authUrl'>, resourcePath = ''): ProtectedResourceMetadata {
+  const dex = config.authUrl ? `${config.authUrl}/api/dex` : undefined;
+  return {
+    resource: config.baseUrl + resourcePath,
+    authorization_servers: [dex ?? config.baseUrl],
+    bearer_methods_supported: ['header'],
+    // The scopes Dex needs to put email and groups (user id, admin groups) in the token.
+    ...(dex ? { scopes_supported: ['openid', 'email', 'profile', 'groups'] } : {}),
+    resource_name: 'pds (Platform Deployment Service)',
+    resource_documentation: `${config.baseUrl}/docs`,
+  };
+}
+
+/**
+ * Koa middleware answering `GET`/`HEAD` on both metadata paths without authentication; other requests pass through.
+ * Public, cacheable for an hour, and readable cross-origin (browser-based MCP clients fetch it).
+ * @example app.use(wellKnown(config));
+ */
+export function wellKnown(config: Pick<Config, 'baseUrl' | 'authUrl'>): Middleware {
+  const documents = new Map([
+    [PROTECTED_RESOURCE_PATH, JSON.stringify(protectedResourceMetadata(config))],
+    [`${PROTECTED_RESOURCE_PATH}/mcp`, JSON.stringify(protectedResourceMetadata(config, '/mcp'))],
+  ]);
+  return async function wellKnownMetadata(ctx: Context, next: Next) {
+    const body = documents.get(ctx.path);
+    if (body === undefined || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.type = 'application/json';
+    ctx.body = body;
+  };
+}
