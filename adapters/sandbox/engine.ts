@@ -1,0 +1,250 @@
+/**
+ * The sandbox's {@link WorkflowEngine}: runs each submitted operation's steps (`operations.ts`) in the background, one
+ * every `stepMs` milliseconds, and records progress in the durable state after every step.
+ *
+ * - A step's changes, the workflow's progress and, on the last step or a failure, the workflow's phase and its audit
+ *   entry's status are committed in one atomic state write; so after a crash the audit entry never disagrees with the
+ *   workflow, and a workflow that was running is resumed from its next step when the sandbox starts again.
+ * - A step that throws fails the workflow with the error's message (SPEC "Workflow/audit status": submitted →
+ *   succeeded | failed); the service it was rolling out is marked `Degraded` with that message.
+ * - Each step writes log lines to the journal: a line naming the step, the step's own lines, deployment events.
+ */
+import { Conflict, isPlatformError, Unavailable, Upstream } from '../errors.js';
+import type { WorkflowEngine, WorkflowRun, WorkflowSubmission } from '../ports.js';
+import type { JournalLine, LogJournal } from './journal.js';
+import { planOperation, type OperationEnv, type Plan, type StepContext } from './operations.js';
+import { serviceKey, type SandboxState, type WorkflowRecord } from './state.js';
+import { StateWriteError, type StateStore } from './store.js';
+
+export interface EngineOptions {
+  store: StateStore;
+  journal: LogJournal;
+  /** Delay before each step, milliseconds (`PDS_SANDBOX_STEP_MS`); 0 runs steps back to back. */
+  stepMs: number;
+  now: () => Date;
+  env: OperationEnv;
+  /** Called after every committed step, e.g. so the preview reaper can re-arm its timer. */
+  afterCommit?: () => void;
+}
+
+/** The in-process workflow engine of the sandbox. Call {@link resumeAll} once after construction. */
+export class SandboxWorkflowEngine implements WorkflowEngine {
+  private readonly listeners: Array<(run: WorkflowRun) => void> = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inflight = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(private readonly options: EngineOptions) {}
+
+  /**
+   * Record the workflow (phase `submitted`, every step pending) durably and start it in the background.
+   * @throws Conflict when a workflow of that name exists; Unavailable when the sandbox is closing; Upstream when the
+   *   state could not be written (the workflow is then not recorded and will not run).
+   */
+  async submit(submission: WorkflowSubmission): Promise<void> {
+    if (this.closed) throw new Unavailable('the sandbox is shutting down; submit again once it is back');
+    const { store, env, now } = this.options;
+    const plan = planOperation(submission, store.state, env);
+    try {
+      await store.mutate((draft) => {
+        if (draft.workflows[submission.name]) throw new Conflict(`workflow ${submission.name} already exists`);
+        draft.workflows[submission.name] = {
+          name: submission.name,
+          operation: submission.operation,
+          workflowTemplate: submission.workflowTemplate,
+          parameters: { ...submission.parameters },
+          userId: submission.userId,
+          phase: 'submitted',
+          message: `queued; step 1/${plan.steps.length}: ${plan.steps[0]?.name ?? ''}`,
+          startedAt: now().toISOString(),
+          steps: plan.steps.map((step) => ({ name: step.name, status: 'pending' as const })),
+          nextStep: 0,
+        };
+      });
+    } catch (err) {
+      if (!(err instanceof StateWriteError)) throw err;
+      await store.mutate((draft) => void delete draft.workflows[submission.name]).catch(() => undefined);
+      throw new Upstream('the sandbox could not record the workflow on disk; nothing was submitted', { cause: err });
+    }
+    this.schedule(submission.name);
+  }
+
+  /** The workflow, or `undefined` when no workflow of that name was submitted. */
+  async get(name: string): Promise<WorkflowRun | undefined> {
+    const record = this.options.store.state.workflows[name];
+    return record && toRun(record);
+  }
+
+  /** `listener` is called once for each workflow that settles from now on (including resumed ones). */
+  onSettled(listener: (run: WorkflowRun) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Schedule every workflow left `submitted` by a previous process; each continues from its next step. */
+  resumeAll(): void {
+    for (const record of Object.values(this.options.store.state.workflows)) {
+      if (record.phase === 'submitted') this.schedule(record.name);
+    }
+  }
+
+  /** Stop scheduling steps and wait for the step in progress, if any, to commit. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.all([...this.inflight]);
+  }
+
+  private schedule(name: string): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      const step = this.advance(name)
+        .catch((err: unknown) => console.error(`sandbox: workflow ${name}: unexpected error`, err))
+        .finally(() => this.inflight.delete(step));
+      this.inflight.add(step);
+    }, this.options.stepMs);
+    this.timers.add(timer);
+  }
+
+  /** Run the next step of `name` and commit it, or fail the workflow; then schedule the next step or notify. */
+  private async advance(name: string): Promise<void> {
+    if (this.closed) return;
+    const { store, journal, env, now } = this.options;
+    const record = store.state.workflows[name];
+    if (!record || record.phase !== 'submitted') return;
+
+    const plan = planOperation(record, store.state, env);
+    const index = record.nextStep;
+    const at = now();
+    const header = this.line(plan, record, index, at, `step ${index + 1}/${record.steps.length}: ${record.steps[index]?.name ?? '?'}`);
+    let lines: JournalLine[] = [header];
+
+    try {
+      if (plan.steps.length !== record.steps.length) {
+        throw new Upstream(
+          `the sandbox's plan for ${record.operation} changed since this workflow was submitted (pds was upgraded); submit it again`,
+        );
+      }
+      await store.mutate((draft) => {
+        const run = draft.workflows[name];
+        if (!run || run.phase !== 'submitted' || run.nextStep !== index) return;
+        const stepLines: JournalLine[] = [];
+        const ctx = this.context(draft, run, plan, index, at, stepLines);
+        plan.steps[index]!.run(ctx);
+        run.steps[index] = { ...run.steps[index]!, status: 'succeeded', finishedAt: at.toISOString() };
+        run.nextStep = index + 1;
+        if (run.nextStep === plan.steps.length) {
+          const message = plan.done(ctx);
+          settle(draft, run, 'succeeded', message, at);
+          stepLines.push(this.line(plan, run, index, at, `workflow ${name} succeeded: ${message}`));
+        } else {
+          run.message = `step ${run.nextStep + 1}/${plan.steps.length}: ${plan.steps[run.nextStep]!.name}`;
+        }
+        lines = [header, ...stepLines];
+      });
+    } catch (err) {
+      if (err instanceof StateWriteError) {
+        // The step is committed in memory; the next successful write persists it. Keep going.
+        console.error(`sandbox: ${err.message}`);
+      } else {
+        const message = failureMessage(err, record.steps[index]?.name ?? '?');
+        lines = [header, this.line(plan, record, index, at, `workflow ${name} failed: ${message}`)];
+        await store
+          .mutate((draft) => {
+            const run = draft.workflows[name];
+            if (!run || run.phase !== 'submitted') return;
+            if (run.steps[index]) run.steps[index] = { ...run.steps[index]!, status: 'failed', finishedAt: at.toISOString() };
+            settle(draft, run, 'failed', message, at);
+            markDegraded(draft, plan, name, message);
+          })
+          .catch((writeErr: unknown) => console.error('sandbox: could not record a workflow failure', writeErr));
+      }
+    }
+
+    this.options.afterCommit?.();
+    await journal.append(lines).catch((err: unknown) => console.error('sandbox: could not append log lines', err));
+
+    const after = store.state.workflows[name];
+    if (after && after.phase !== 'submitted') this.notify(toRun(after));
+    else this.schedule(name);
+  }
+
+  private notify(run: WorkflowRun): void {
+    for (const listener of this.listeners) {
+      try {
+        listener({ ...run });
+      } catch (err) {
+        console.error(`sandbox: onSettled listener failed for ${run.name}`, err);
+      }
+    }
+  }
+
+  private context(draft: SandboxState, run: WorkflowRecord, plan: Plan, index: number, at: Date, sink: JournalLine[]): StepContext {
+    return {
+      state: draft,
+      run,
+      params: run.parameters,
+      now: at,
+      env: this.options.env,
+      log: (line) => sink.push(this.line(plan, run, index, at, line)),
+      event: (team, app, pod, line) =>
+        sink.push({ team, app, timestamp: at.toISOString(), line, labels: { source: 'deployment', pod } }),
+    };
+  }
+
+  private line(plan: Plan, run: WorkflowRecord, index: number, at: Date, line: string): JournalLine {
+    return {
+      team: plan.team,
+      app: plan.app,
+      timestamp: at.toISOString(),
+      line,
+      labels: { source: 'workflow', workflow: run.name, step: run.steps[index]?.name ?? '' },
+    };
+  }
+}
+
+/** Settle the workflow and, in the same draft, its audit entry (if it was appended already). */
+export function settle(draft: SandboxState, run: WorkflowRecord, phase: 'succeeded' | 'failed', message: string, at: Date): void {
+  run.phase = phase;
+  run.message = message;
+  run.finishedAt = at.toISOString();
+  for (let i = draft.audit.length - 1; i >= 0; i--) {
+    const entry = draft.audit[i]!;
+    if (entry.workflowName === run.name) {
+      entry.status = phase;
+      entry.message = message;
+      break;
+    }
+  }
+}
+
+/** A failed rollout leaves its service Degraded with the failure message, unless another workflow took it over. */
+function markDegraded(draft: SandboxState, plan: Plan, workflow: string, message: string): void {
+  if (!plan.app) return;
+  const service = draft.services[serviceKey(plan.team, plan.app)];
+  if (!service || service.activeWorkflow !== workflow) return;
+  service.syncStatus = 'OutOfSync';
+  service.healthStatus = 'Degraded';
+  service.message = message;
+  delete service.activeWorkflow;
+}
+
+function failureMessage(err: unknown, step: string): string {
+  if (isPlatformError(err)) return err.message;
+  const detail = err instanceof Error ? err.message : String(err);
+  return `step "${step}" failed: ${detail}`;
+}
+
+/** The port's view of a workflow record. */
+export function toRun(record: WorkflowRecord): WorkflowRun {
+  const run: WorkflowRun = {
+    name: record.name,
+    operation: record.operation,
+    phase: record.phase,
+    message: record.message,
+    startedAt: record.startedAt,
+  };
+  if (record.finishedAt) run.finishedAt = record.finishedAt;
+  return run;
+}

@@ -1,0 +1,112 @@
+/**
+ * The embedded sandbox backend (DESIGN "Ports": the default family, no outside service needed). Every port of
+ * {@link Platform} over one durable state in `dataDir`:
+ *
+ * | file | what |
+ * |---|---|
+ * | `state.ts` | the persisted document (zod) |
+ * | `store.ts` | atomic, serialized writes; directory lock |
+ * | `journal.ts` | log lines (`logs.jsonl`, bounded per service) |
+ * | `operations.ts` | the steps of each operation |
+ * | `engine.ts` | the workflow engine: runs steps, settles workflows and audit entries, resumes after restart |
+ * | `previews.ts` | preview expiry |
+ * | `backend.ts` | tenants, services, status, logs, resources |
+ * | `audit.ts`, `code-host.ts`, `once.ts` | the other ports |
+ *
+ * Files in `dataDir`: `state.json`, `logs.jsonl`, `lock`.
+ */
+import path from 'node:path';
+import type { Platform } from '../ports.js';
+import { sandboxAuditStore } from './audit.js';
+import { sandboxBackend } from './backend.js';
+import { sandboxCodeHost } from './code-host.js';
+import { SandboxWorkflowEngine } from './engine.js';
+import { LogJournal } from './journal.js';
+import { dropExpiredClaims, sandboxOnceStore } from './once.js';
+import { PreviewReaper } from './previews.js';
+import { serviceKey } from './state.js';
+import { StateStore } from './store.js';
+
+export { SANDBOX_OPERATIONS, DEFAULT_QUOTAS, previewName, serviceHost } from './operations.js';
+export { NOMINAL_REQUESTS } from './backend.js';
+
+export interface SandboxOptions {
+  /** Directory holding the state (`PDS_DATA_DIR`); created when missing. One process at a time. */
+  dataDir: string;
+  /** Service hosts are `<team>-<service>.<domain>` (`PDS_DOMAIN`). */
+  domain: string;
+  /** Delay before each workflow step, milliseconds (`PDS_SANDBOX_STEP_MS`). */
+  stepMs: number;
+  /** GitHub App slug in grant-access URLs (`PDS_GITHUB_APP_SLUG`). */
+  githubAppSlug: string;
+  /** Clock for timestamps and expiries (default: the system clock). Timers stay real. */
+  now?: () => Date;
+  /** Milliseconds per `ttl_hours` hour of a preview (default 3,600,000); tests make it small. */
+  hourMs?: number;
+  /** Newest log lines kept per service (default 5,000). */
+  maxLogLinesPerService?: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Open (or create) the sandbox in `options.dataDir`: load the state, remove previews that expired while it was down,
+ * and resume workflows that were running when the previous process stopped. Register `onSettled` listeners right
+ * after this resolves; resumed workflows take their next step only after `stepMs`.
+ * @throws Error when the directory is in use by another process or its `state.json` is not valid sandbox state.
+ * @example
+ * const platform = await createSandboxPlatform({ dataDir: '.pds', domain: 'apps.localhost', stepMs: 1500, githubAppSlug: 'pds-platform' });
+ * await platform.workflows.submit({ name: 'create-tenant-x7k2p', operation: 'create-tenant', workflowTemplate: 'create-tenant', parameters: { team_name: 'acme' }, userId: 'alice' });
+ */
+export async function createSandboxPlatform(options: SandboxOptions): Promise<Platform> {
+  const now = options.now ?? (() => new Date());
+  const store = await StateStore.open(options.dataDir);
+  let journal: LogJournal;
+  try {
+    journal = await LogJournal.open(path.join(store.dataDir, 'logs.jsonl'), {
+      maxPerKey: options.maxLogLinesPerService,
+      keep: (team, app) => (app === '' ? team in store.state.tenants : serviceKey(team, app) in store.state.services),
+    });
+    await store.mutate((draft) => dropExpiredClaims(draft, now().getTime()));
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+
+  const reaper = new PreviewReaper({ store, journal, now });
+  await reaper.sweep();
+  const engine = new SandboxWorkflowEngine({
+    store,
+    journal,
+    stepMs: options.stepMs,
+    now,
+    env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS },
+    afterCommit: () => reaper.rearm(),
+  });
+  engine.resumeAll();
+  reaper.rearm();
+
+  let open = true;
+  let closing: Promise<void> | undefined;
+  return {
+    kind: 'sandbox',
+    backend: sandboxBackend({ store, journal, now }),
+    workflows: engine,
+    audit: sandboxAuditStore(store),
+    codeHost: sandboxCodeHost({ store, githubAppSlug: options.githubAppSlug, now }),
+    once: sandboxOnceStore(store, now),
+    async ready() {
+      return open;
+    },
+    close() {
+      open = false;
+      closing ??= (async () => {
+        await engine.close();
+        await reaper.close();
+        await journal.flush();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * The sandbox's persisted state: one JSON document (`<dataDir>/state.json`) holding every tenant, service, workflow
+ * (with its step progress), audit entry, repository registration, code-host "installation" and single-use claim.
+ * Validated with zod when loaded, so a state file written by another version fails start-up with a clear message
+ * instead of being silently overwritten.
+ */
+import { z } from 'zod';
+import { AuditEntry, AuditStatus, HealthStatus, Repository, Service, SyncStatus, Tenant } from '../model.js';
+
+/** Version of the document layout; bump and migrate in `store.ts` when it changes. */
+export const STATE_VERSION = 1;
+
+/** A tenant as the sandbox keeps it: the SPEC "Tenant" plus when it was created. */
+export const TenantRecord = Tenant.extend({ createdAt: z.string() });
+export type TenantRecord = z.infer<typeof TenantRecord>;
+
+/**
+ * A service (or preview environment) as the sandbox keeps it: the SPEC "Service" plus what its Argo CD Application
+ * would report and what the sandbox needs to redeploy, roll back and expire it.
+ */
+export const ServiceRecord = Service.extend({
+  syncStatus: SyncStatus,
+  healthStatus: HealthStatus,
+  /** The Argo CD message shown by `status`. */
+  message: z.string(),
+  /** Tags that were deployed successfully, oldest first, each once: what `rollback-service` may return to. */
+  deployedTags: z.array(z.string()),
+  /** Environment set by `update-config` (values are never logged). */
+  env: z.record(z.string(), z.string()),
+  /** Liveness/readiness probe path (`health_check_path` at onboarding, default `/healthz`). */
+  healthCheckPath: z.string(),
+  dockerfileRepo: z.string(),
+  dockerfilePath: z.string(),
+  serviceTemplate: z.string(),
+  database: z.object({ engine: z.string(), storage: z.string() }).optional(),
+  /** Set on preview environments only: the base service, the previewed tag and when it is removed (ISO 8601 UTC). */
+  preview: z.object({ base: z.string(), imageTag: z.string(), ttlHours: z.string(), expiresAt: z.string() }).optional(),
+  /** The workflow currently rolling this service out; its failure marks the service `Degraded`. */
+  activeWorkflow: z.string().optional(),
+  /** ISO 8601 UTC; log lines older than this belong to an earlier service of the same name and are not shown. */
+  createdAt: z.string(),
+});
+export type ServiceRecord = z.infer<typeof ServiceRecord>;
+
+export const StepStatus = z.enum(['pending', 'succeeded', 'failed']);
+export type StepStatus = z.infer<typeof StepStatus>;
+
+/** One submitted workflow with its plan and progress; `nextStep` is the index of the step to run next. */
+export const WorkflowRecord = z.object({
+  name: z.string(),
+  operation: z.string(),
+  workflowTemplate: z.string(),
+  parameters: z.record(z.string(), z.string()),
+  userId: z.string(),
+  phase: AuditStatus,
+  message: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  steps: z.array(z.object({ name: z.string(), status: StepStatus, finishedAt: z.string().optional() })),
+  nextStep: z.number().int().min(0),
+});
+export type WorkflowRecord = z.infer<typeof WorkflowRecord>;
+
+/** The sandbox's stand-in for a GitHub App installation: recorded when the grant-access URL is asked for. */
+export const Installation = z.object({
+  id: z.number().int(),
+  team: z.string(),
+  repo: z.string(),
+  createdAt: z.string(),
+});
+export type Installation = z.infer<typeof Installation>;
+
+export const SandboxState = z.object({
+  version: z.literal(STATE_VERSION),
+  /** By tenant name. */
+  tenants: z.record(z.string(), TenantRecord),
+  /** By `serviceKey(team, name)`. */
+  services: z.record(z.string(), ServiceRecord),
+  /** By workflow name. */
+  workflows: z.record(z.string(), WorkflowRecord),
+  /** In submission order (append only). */
+  audit: z.array(AuditEntry),
+  /** Registered repositories by team. */
+  repositories: z.record(z.string(), z.array(Repository)),
+  installations: z.array(Installation),
+  /** Single-use claims: `onceKey(key)` → expiry in milliseconds since the epoch. */
+  once: z.record(z.string(), z.number()),
+});
+export type SandboxState = z.infer<typeof SandboxState>;
+
+/** A state with nothing in it. */
+export function emptyState(): SandboxState {
+  return { version: STATE_VERSION, tenants: {}, services: {}, workflows: {}, audit: [], repositories: {}, installations: [], once: {} };
+}
+
+/** Key of a service in `SandboxState.services`: `<team>/<name>`. */
+export function serviceKey(team: string, name: string): string {
+  return `${team}/${name}`;
+}
+
+/** The public SPEC "Service" view of a record. */
+export function toService(record: ServiceRecord): Service {
+  const { team, name, imageTag, host, port, componentType, hasDatabase } = record;
+  return { team, name, imageTag, host, port, componentType, hasDatabase };
+}
+
+/** The public SPEC "Tenant" view of a record. */
+export function toTenant(record: TenantRecord): Tenant {
+  const { name, displayName, description, contactEmail, quotas, members } = record;
+  return { name, displayName, description, contactEmail, quotas: { ...quotas }, members: members.map((m) => ({ ...m })) };
+}
