@@ -68,6 +68,15 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   kind: 'read' | 'write';
   annotations: ToolAnnotations;
   operation?: OperationMeta;
+  /**
+   * For a generic tool that stands for others (`platform_execute_operation`): pick the tool and its raw input.
+   * invoke() then runs the chosen tool from the start — its own validation, access, limits and handler — so a
+   * dispatching tool never counts twice and never bypasses a check. `handler` is not called when this is set.
+   * @throws NotFound when the input names no tool.
+   */
+  dispatch?: (input: z.output<I>) => { tool: AnyTool; input: unknown };
+  /** OpenAPI-only documentation overrides, e.g. the request body of a dispatching tool. */
+  docs?: { requestBody?: z.ZodType };
   handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.output<O>>;
 }
 

@@ -1,0 +1,108 @@
+/**
+ * The Koa application: health, OpenAPI, docs, the REST routes of every tool and the MCP endpoint, all thin adapters
+ * over invoke() (DESIGN.md). Middleware order: errors → body → public routes → (for `/api/v1` and `/mcp`)
+ * authentication → per-user route limit → tool routes or MCP → JSON 404.
+ */
+import Koa, { type Middleware } from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import { NotFound } from '../adapters/errors.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import type { Identity } from '../auth/identity.js';
+import type { AnyTool } from '../tools/define.js';
+import { invoke, type InvokeDeps } from '../tools/invoke.js';
+import { createMcpServer, handleMcpHttpRequest } from '../tools/mcp.js';
+import { docsRouter } from './docs.js';
+import { errorMiddleware } from './errors.js';
+import { openApiYaml } from './openapi.js';
+import { toolRouter } from './routes.js';
+
+/** Everything the app needs; built by the composition root (`server.ts`). */
+export interface RestAppOptions {
+  /** The tools to serve (already filtered for read-only mode). */
+  tools: readonly AnyTool[];
+  invokeDeps: InvokeDeps;
+  authenticator: Authenticator;
+  /** The 300/min per-user limit; mounted after authentication on `/api/v1/*` and `/mcp` (issue 3). */
+  routeLimit?: Middleware;
+  /** Unauthenticated routes mounted beside `/healthz` (e.g. `/.well-known/oauth-protected-resource`). */
+  publicRoutes?: Router[];
+  /** Where unexpected errors go (default `console.error`). */
+  log?: (err: unknown) => void;
+}
+
+/** Paths that require a bearer token. */
+function isProtected(path: string): boolean {
+  return path === '/api/v1' || path.startsWith('/api/v1/') || path === '/mcp';
+}
+
+/**
+ * Build the Koa app. It does not listen; see `server.ts`.
+ * @returns a Koa app whose every error body is `{ "error": "…" }`.
+ */
+export function createRestApp(options: RestAppOptions): Koa {
+  const { tools, invokeDeps, authenticator } = options;
+  const app = new Koa({ proxy: invokeDeps.config.trustProxy });
+  app.silent = true; // errors are rendered and logged by errorMiddleware, never printed twice
+
+  const health = new Router();
+  health.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  health.get('/readyz', async (ctx) => {
+    if (await invokeDeps.platform.ready()) {
+      ctx.body = { status: 'ready', backend: invokeDeps.platform.kind };
+    } else {
+      ctx.status = 503;
+      ctx.body = { error: 'not ready: the platform backend is still starting or unreachable' };
+    }
+  });
+  health.get('/openapi.yaml', (ctx) => {
+    ctx.type = 'application/yaml; charset=utf-8';
+    ctx.body = openApiYaml(tools, invokeDeps.config.baseUrl);
+  });
+
+  const authenticate: Middleware = async (ctx, next) => {
+    if (!isProtected(ctx.path)) return next();
+    ctx.state.identity = await authenticator.authenticate(ctx.get('authorization') || undefined);
+    return next();
+  };
+
+  const runTool = (tool: AnyTool, input: unknown, identity: Identity) => invoke(tool, input, identity, invokeDeps);
+  const api = toolRouter(tools, runTool);
+
+  const mcp = new Router();
+  mcp.post('/mcp', async (ctx) => {
+    const identity = ctx.state.identity as Identity;
+    const server = createMcpServer(tools, (tool, args) => runTool(tool, args, identity));
+    ctx.respond = false;
+    await handleMcpHttpRequest(server, ctx.req, ctx.res, ctx.request.body);
+  });
+  mcp.all('/mcp', (ctx) => {
+    ctx.status = 405;
+    ctx.set('Allow', 'POST');
+    ctx.body = { error: 'this MCP endpoint is stateless (no sessions, no SSE stream): send JSON-RPC with POST' };
+  });
+
+  app.use(errorMiddleware(options.log));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
+  app.use(health.routes());
+  app.use(docsRouter().routes());
+  for (const router of options.publicRoutes ?? []) app.use(router.routes());
+  app.use(authenticate);
+  if (options.routeLimit) {
+    const limit = options.routeLimit;
+    app.use((ctx, next) => (isProtected(ctx.path) ? limit(ctx, next) : next()));
+  }
+  app.use(mcp.routes());
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: true }));
+  app.use((ctx) => {
+    throw new NotFound(
+      isProtected(ctx.path)
+        ? `no such endpoint: ${ctx.method} ${ctx.path}; see /openapi.yaml for the API`
+        : `not found: ${ctx.path}`,
+    );
+  });
+  return app;
+}

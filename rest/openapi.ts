@@ -1,0 +1,170 @@
+/**
+ * The OpenAPI 3.0 document (SPEC.md "Versioning" 2), generated from the tool inventory with zod 4's
+ * `z.toJSONSchema(…, { target: 'openapi-3.0' })`: every REST-bound tool becomes one operation with its path and query
+ * parameters, request body, 200 schema and `{ "error" }` responses. Built once per tool set and cached.
+ */
+import { stringify } from 'yaml';
+import { z } from 'zod';
+import type { AnyTool } from '../tools/define.js';
+import { SERVER_INFO } from '../tools/mcp.js';
+import { pathParams } from './routes.js';
+
+type Schema = Record<string, unknown>;
+
+const toSchema = (schema: z.ZodType, io: 'input' | 'output'): Schema =>
+  z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as Schema;
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_REF } } });
+
+function tagOf(path: string): string {
+  return path.split('/')[3] ?? 'platform';
+}
+
+function operationFor(tool: AnyTool): Schema {
+  const binding = tool.rest!;
+  const shape = tool.input.shape as Record<string, z.ZodType>;
+  const inPath = pathParams(binding.path);
+  const parameters: Schema[] = inPath.map((name) => {
+    const field = shape[name]!;
+    return { name, in: 'path', required: true, description: field.description, schema: toSchema(field, 'input') };
+  });
+  let requestBody: Schema | undefined;
+  if (binding.method === 'GET') {
+    for (const [name, field] of Object.entries(shape)) {
+      if (inPath.includes(name)) continue;
+      parameters.push({
+        name,
+        in: 'query',
+        required: !field.safeParse(undefined).success,
+        description: field.description,
+        schema: toSchema(field, 'input'),
+      });
+    }
+  } else {
+    const bodySchema =
+      tool.docs?.requestBody ??
+      (binding.bodyField ? shape[binding.bodyField]! : tool.input.omit(Object.fromEntries(inPath.map((p) => [p, true]))));
+    requestBody = { required: true, content: { 'application/json': { schema: toSchema(bodySchema, 'input') } } };
+  }
+  const responses: Schema = {
+    200: { description: 'Success', content: { 'application/json': { schema: toSchema(tool.output, 'output') } } },
+    400: errorResponse('Invalid parameters: the message names the field and what is allowed'),
+    401: errorResponse('Missing, malformed, expired or unverifiable bearer token'),
+    403: errorResponse('Admin access required, access denied to this tenant, or pds is read-only'),
+  };
+  if (inPath.length) responses[404] = errorResponse('Not found: the message says what (tenant, service, operation, …)');
+  responses[429] = errorResponse('Rate limit exceeded (300 requests/min per user; 20 writes/min per user)');
+  return {
+    operationId: tool.name,
+    summary: tool.title,
+    description: `${tool.description}\n\nMCP tool: \`${tool.name}\`.`,
+    tags: [tagOf(binding.path)],
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+    'x-mcp-tool': tool.name,
+  };
+}
+
+/** The OpenAPI document as an object. */
+export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string): Schema {
+  const paths: Record<string, Schema> = {
+    '/healthz': {
+      get: {
+        operationId: 'healthz',
+        summary: 'Liveness',
+        tags: ['health'],
+        security: [],
+        responses: {
+          200: {
+            description: 'The process is up',
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] },
+              },
+            },
+          },
+        },
+      },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'readyz',
+        summary: 'Readiness',
+        tags: ['health'],
+        security: [],
+        responses: {
+          200: {
+            description: 'Ready for traffic',
+            content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } } },
+          },
+          503: errorResponse('Not ready yet'),
+        },
+      },
+    },
+    '/mcp': {
+      post: {
+        operationId: 'mcp',
+        summary: 'MCP endpoint (Streamable HTTP, stateless, JSON responses)',
+        description:
+          'JSON-RPC 2.0 messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. ' +
+          'Every tool documented here is also an MCP tool (see `x-mcp-tool`). Counts against the 300/min limit.',
+        tags: ['mcp'],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+        responses: {
+          200: { description: 'JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } },
+          401: errorResponse('Missing or invalid bearer token'),
+          429: errorResponse('Rate limit exceeded'),
+        },
+      },
+    },
+  };
+  for (const tool of tools) {
+    if (!tool.rest) continue;
+    const item = (paths[tool.rest.path] ??= {});
+    item[tool.rest.method.toLowerCase()] = operationFor(tool);
+  }
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Platform Deployment Service (pds)',
+      version: SERVER_INFO.version,
+      description:
+        'Team deployment platform: tenants, services, GitOps status, logs, resources, audit and named operations that ' +
+        'run as workflows. Every operation is also an MCP tool at POST /mcp.',
+    },
+    servers: [{ url: baseUrl }],
+    security: [{ bearerAuth: [] }],
+    tags: [...new Set(Object.keys(paths).map(tagOf))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A GitHub classic PAT (ghp_…, scope read:user), a JWT from the organisation identity provider (Dex), or a ' +
+            'token issued by pds (`npx pds token --user <id>`).',
+        },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          properties: { error: { type: 'string', description: 'What went wrong and what is allowed' } },
+          required: ['error'],
+        },
+      },
+    },
+  };
+}
+
+const cache = new WeakMap<readonly AnyTool[], Map<string, string>>();
+/** The OpenAPI document as YAML, built once per tool set and base URL. */
+export function openApiYaml(tools: readonly AnyTool[], baseUrl: string): string {
+  let byUrl = cache.get(tools);
+  if (!byUrl) cache.set(tools, (byUrl = new Map()));
+  let text = byUrl.get(baseUrl);
+  if (!text) byUrl.set(baseUrl, (text = stringify(buildOpenApi(tools, baseUrl), { aliasDuplicateObjects: false })));
+  return text;
+}

@@ -1,0 +1,91 @@
+/**
+ * The composition root: builds the platform for the configured backend, the authenticator, the limits and the Koa
+ * app, and listens. `bin/commands/serve.ts` and the end-to-end tests both start pds through {@link startServer}.
+ */
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Middleware } from 'koa';
+import type Router from '@koa/router';
+import type { Platform } from './adapters/ports.js';
+import { createSandboxPlatform } from './adapters/sandbox/index.js';
+import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
+import { loadOrCreateSecret } from './auth/self-issued.js';
+import type { Config } from './config.js';
+import { createRestApp } from './rest/app.js';
+import type { WriteLimiter } from './tools/define.js';
+import { toolsFor } from './tools/registry.js';
+
+/** A listening pds. */
+export interface RunningServer {
+  /** `http://<host>:<port>` actually bound (port 0 resolved). */
+  url: string;
+  port: number;
+  config: Config;
+  platform: Platform;
+  /** Stop listening, end open connections, stop background work and flush state. */
+  close(): Promise<void>;
+}
+
+/** Pieces a caller (tests, issue 3 wiring) may supply instead of the defaults. */
+export interface ServerOverrides {
+  platform?: Platform;
+  authenticator?: Authenticator;
+  routeLimit?: Middleware;
+  writeLimiter?: WriteLimiter;
+  publicRoutes?: Router[];
+  log?: (err: unknown) => void;
+}
+
+/**
+ * The platform for `config.backend`.
+ * @throws Error for `kubernetes` until the cluster adapters land.
+ */
+export async function buildPlatform(config: Config): Promise<Platform> {
+  if (config.backend === 'sandbox') {
+    return createSandboxPlatform({
+      dataDir: config.dataDir,
+      domain: config.domain,
+      stepMs: config.sandboxStepMs,
+      githubAppSlug: config.githubAppSlug,
+    });
+  }
+  throw new Error('PDS_BACKEND=kubernetes is not available in this build yet; use PDS_BACKEND=sandbox');
+}
+
+/**
+ * Start pds on `config.host:config.port` (port 0 picks a free one; the returned `url` says which).
+ * When `config.port` is 0 the base URL used for token issuers and OpenAPI is the bound URL.
+ */
+export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
+  const platform = overrides.platform ?? (await buildPlatform(config));
+  const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
+  // Settle audit entries as workflows finish; idempotent for engines that settle them themselves.
+  platform.workflows.onSettled((run) => {
+    void platform.audit.settle(run.name, run.phase, run.message).catch(overrides.log ?? console.error);
+  });
+  const app = createRestApp({
+    tools: toolsFor({ readOnly: config.readOnly }),
+    invokeDeps: { platform, config, confirmSecret: secret, writeLimiter: overrides.writeLimiter },
+    authenticator: overrides.authenticator ?? createAuthenticator(config, secret),
+    routeLimit: overrides.routeLimit,
+    publicRoutes: overrides.publicRoutes,
+    log: overrides.log,
+  });
+  const http = app.listen(config.port, config.host);
+  await once(http, 'listening');
+  const port = (http.address() as AddressInfo).port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    config,
+    platform,
+    async close() {
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+      await platform.close();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The access policy (SPEC.md "Authentication" 4; DESIGN.md "Identity and limits"): platform admins may do anything;
+ * otherwise a tenant's members may read it (any role) and execute in it (roles `admin` and `member`).
+ */
+import { Forbidden } from '../adapters/errors.js';
+import type { MemberRole, Tenant } from '../adapters/model.js';
+import type { PlatformBackend } from '../adapters/ports.js';
+import type { Identity } from '../auth/identity.js';
+import type { Access } from './define.js';
+
+/** The caller's role in a tenant, or `undefined` when not a member. */
+export function roleIn(tenant: Tenant | undefined, identity: Identity): MemberRole | undefined {
+  return tenant?.members.find((m) => m.userId === identity.userId)?.role;
+}
+
+/** True when `role` satisfies `need` (`viewer` < `member` < `admin`). */
+export function roleAllows(role: MemberRole | undefined, need: Exclude<MemberRole, 'admin'>): boolean {
+  if (!role) return false;
+  return need === 'viewer' || role === 'member' || role === 'admin';
+}
+
+/**
+ * Check that the caller may act on tenant `team` with at least role `need`.
+ * @throws Forbidden `access denied to this tenant` (SPEC.md "Errors"); a non-member cannot tell a missing tenant
+ *   from one they may not see.
+ */
+export async function requireTenantAccess(
+  backend: PlatformBackend,
+  identity: Identity,
+  team: string,
+  need: Exclude<MemberRole, 'admin'>,
+): Promise<void> {
+  if (identity.admin) return;
+  const role = roleIn(await backend.getTenant(team), identity);
+  if (roleAllows(role, need)) return;
+  throw new Forbidden(
+    role === 'viewer'
+      ? `access denied to this tenant: role "viewer" in "${team}" may read but not change it`
+      : 'access denied to this tenant',
+  );
+}
+
+/** The tenants whose data the caller may read; `'all'` for platform admins. */
+export async function visibleTenants(backend: PlatformBackend, identity: Identity): Promise<Set<string> | 'all'> {
+  if (identity.admin) return 'all';
+  const tenants = await backend.listTenants();
+  return new Set(tenants.filter((t) => roleIn(t, identity)).map((t) => t.name));
+}
+
+/**
+ * Enforce a tool's declared {@link Access} for already-validated input.
+ * @throws Forbidden `admin access required` or `access denied to this tenant`.
+ */
+export async function authorize<I>(access: Access<I>, input: I, identity: Identity, backend: PlatformBackend): Promise<void> {
+  if (access === 'public' || access === 'authenticated') return;
+  if (access === 'admin') {
+    if (!identity.admin) throw new Forbidden('admin access required');
+    return;
+  }
+  await requireTenantAccess(backend, identity, access.tenant(input), access.role);
+}

@@ -1,0 +1,44 @@
+/**
+ * invoke(): the one path every call takes, whichever transport it came by (DESIGN.md "One capability, one
+ * definition"): read-only gate → parse input with zod → authorize → write limit → handler. REST and MCP only
+ * translate to and from it. Operation tools audit inside their handler, where the workflow name is known.
+ */
+import { Forbidden } from '../adapters/errors.js';
+import type { Platform } from '../adapters/ports.js';
+import type { Identity } from '../auth/identity.js';
+import type { Config } from '../config.js';
+import { authorize } from './access.js';
+import type { AnyTool, ToolContext, WriteLimiter } from './define.js';
+import { parseInput } from './validation.js';
+
+/** What invoke() needs besides the call itself; built once by the composition root. */
+export interface InvokeDeps {
+  platform: Platform;
+  config: Config;
+  confirmSecret: Uint8Array;
+  /** The 20/min per-user write budget; absent means unlimited (tests, stdio without a server). */
+  writeLimiter?: WriteLimiter;
+}
+
+/**
+ * Run one tool for one caller.
+ * @param raw the input as the transport received it (REST path+query+body merged, or MCP `arguments`).
+ * @returns the tool's output (the REST body and the MCP `structuredContent`).
+ * @throws PlatformError — `INVALID_PARAMS`, `FORBIDDEN` (also for any write when `PDS_READ_ONLY=true`),
+ *   `NOT_FOUND`, `RATE_LIMITED`, `UPSTREAM`, … as the tool and its adapters decide.
+ */
+export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, deps: InvokeDeps): Promise<unknown> {
+  if (tool.kind === 'write' && deps.config.readOnly) {
+    throw new Forbidden(`${tool.name} changes the platform and this pds is read-only (PDS_READ_ONLY=true)`);
+  }
+  const input = parseInput(tool.input, raw);
+  if (tool.dispatch) {
+    const next = tool.dispatch(input);
+    return invoke(next.tool, next.input, identity, deps);
+  }
+  await authorize(tool.access, input, identity, deps.platform.backend);
+  if (tool.kind === 'write') await deps.writeLimiter?.consume(identity);
+  const ctx: ToolContext = { identity, platform: deps.platform, config: deps.config, confirmSecret: deps.confirmSecret };
+  // The output schema is the contract: extra adapter fields are stripped, a wrong shape is a bug (500), never sent.
+  return tool.output.parse(await tool.handler(input, ctx));
+}

@@ -1,0 +1,116 @@
+/**
+ * The MCP face of the tools (DESIGN.md; MCP spec 2025-06-18 "Tools"): every tool in the inventory is listed with its
+ * title, description, JSON Schemas (converted once, at start-up) and annotations, and `tools/call` runs it through the
+ * caller-supplied `call` (invoke() in-process, or REST for `pds mcp` on stdio).
+ *
+ * We use the SDK's low-level `Server` rather than `McpServer.registerTool` for two reasons: argument validation must
+ * be invoke()'s, so an agent gets the very message REST gives (McpServer would answer first with its own), and the
+ * stateless Streamable HTTP transport needs a server per request, which must not redo schema conversion.
+ *
+ * Errors: a `PlatformError` becomes a tool result with `isError: true` and its message (the agent can correct itself);
+ * anything else is logged and reported as `internal error` without detail.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { isPlatformError } from '../adapters/errors.js';
+import type { AnyTool } from './define.js';
+
+/** Runs one tool with raw MCP arguments; returns the tool output or throws a PlatformError. */
+export type ToolCaller = (tool: AnyTool, args: unknown) => Promise<unknown>;
+
+/** Name and version announced in `initialize`. */
+export const SERVER_INFO = { name: 'pds', version: '0.1.0' } as const;
+
+const INSTRUCTIONS =
+  'pds is a team deployment platform. Read tools (platform_get_*, platform_list_*) change nothing. Operation tools ' +
+  '(platform_deploy_service, platform_rollback_service, …) submit a workflow and return its name at once: poll ' +
+  'platform_get_workflow until the status is succeeded or failed, then check platform_get_status. Retire and delete ' +
+  'need a confirmation value that the first call returns. To prepare a repository, use platform_scaffold_repository.';
+
+/** The `tools/list` entries for a set of tools, JSON Schemas converted once per tool set. */
+const listings = new WeakMap<readonly AnyTool[], Tool[]>();
+export function toolListing(tools: readonly AnyTool[]): Tool[] {
+  let listing = listings.get(tools);
+  if (!listing) {
+    listing = tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: z.toJSONSchema(tool.input, { io: 'input' }) as Tool['inputSchema'],
+      outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as Tool['outputSchema'],
+      annotations: { title: tool.title, ...tool.annotations },
+    }));
+    listings.set(tools, listing);
+  }
+  return listing;
+}
+
+/** Render a thrown error as a tool result an agent can read. */
+export function errorResult(err: unknown, log: (err: unknown) => void = console.error): CallToolResult {
+  if (isPlatformError(err)) return { isError: true, content: [{ type: 'text', text: err.message }] };
+  log(err);
+  return { isError: true, content: [{ type: 'text', text: 'internal error' }] };
+}
+
+/**
+ * An MCP server (one per connection or, for stateless HTTP, per request) that lists `tools` and calls them through
+ * `call`. Cheap to construct: no schema work happens here.
+ */
+export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller): Server {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const listing = toolListing(tools);
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      return { isError: true, content: [{ type: 'text', text: `unknown tool "${request.params.name}"; see tools/list` }] };
+    }
+    try {
+      const output = (await call(tool, request.params.arguments ?? {})) as Record<string, unknown>;
+      return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+    } catch (err) {
+      return errorResult(err);
+    }
+  });
+  return server;
+}
+
+/**
+ * Serve one Streamable HTTP request statelessly with JSON responses (MCP spec "Streamable HTTP"; no sessions, so
+ * any replica can answer). The caller has already authenticated the request.
+ * @param body the parsed JSON-RPC body.
+ */
+export async function handleMcpHttpRequest(
+  server: Server,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+/** Serve MCP over stdio until the input closes (`pds mcp`). */
+export async function serveMcpStdio(server: Server): Promise<void> {
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+  });
+  await server.connect(transport);
+  await closed;
+}

@@ -1,0 +1,92 @@
+/**
+ * Repository discovery (SPEC.md "Repositories"; "First-time onboarding sequence" step 3): list a team's repositories,
+ * sync them from the code-host app's installations, and get the URL that grants the app access to one.
+ */
+import { z } from 'zod';
+import { Repository, RepoFullName, TeamName } from '../adapters/model.js';
+import { defineTool } from './define.js';
+
+const RepoList = z.object({
+  team: z.string(),
+  items: z.array(Repository),
+  count: z.number().int(),
+});
+
+export const listRepos = defineTool({
+  name: 'platform_list_repos',
+  title: 'List a team\'s repositories',
+  description:
+    'Repositories the platform can build for a tenant (registered through the code-host app). If the one you want is ' +
+    'missing, use platform_grant_repo_access and then platform_sync_repos. Changes nothing.',
+  input: z.object({ team: TeamName.describe('Tenant name, e.g. "acme"') }),
+  output: RepoList,
+  rest: { method: 'GET', path: '/api/v1/repos' },
+  access: { tenant: (i) => i.team, role: 'viewer' },
+  kind: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  handler: async ({ team }, { platform }) => {
+    const items = await platform.codeHost.listRepositories(team);
+    return { team, items, count: items.length };
+  },
+});
+
+export const syncRepos = defineTool({
+  name: 'platform_sync_repos',
+  title: 'Sync repositories from the code-host app',
+  description:
+    'Discovers repositories the code-host app (GitHub App) was installed on by a user and registers them for the ' +
+    'tenant. Call after installing the app through the URL from platform_grant_repo_access. Returns every registered ' +
+    'repository and which were added now. Counts against the write limit (20 per minute).',
+  input: z.object({
+    team: TeamName.describe('Tenant name, e.g. "acme"'),
+    user: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Code-host user whose app installations to search, e.g. "octocat"; defaults to the caller'),
+  }),
+  output: RepoList.extend({ added: z.array(z.string()).describe('Repositories newly registered, "<owner>/<repo>"') }),
+  rest: { method: 'POST', path: '/api/v1/repos/sync' },
+  access: { tenant: (i) => i.team, role: 'member' },
+  kind: 'write',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  handler: async ({ team, user }, { platform, identity }) => {
+    const { repositories, added } = await platform.codeHost.syncRepositories(team, user ?? identity.userId);
+    return { team, items: repositories, count: repositories.length, added };
+  },
+});
+
+export const grantRepoAccess = defineTool({
+  name: 'platform_grant_repo_access',
+  title: 'Get the link that grants the platform access to a repository',
+  description:
+    'Returns the URL where a person installs the platform\'s code-host app (GitHub App) on a repository, so the ' +
+    'platform can read and build it. Use when platform_list_repos does not show the repository. Open the URL, install ' +
+    'the app, then call platform_sync_repos. It cannot install the app itself. Counts against the write limit.',
+  input: z.object({
+    team_name: TeamName.describe('Tenant name, e.g. "acme"'),
+    repo: RepoFullName.describe('Repository, "<owner>/<repo>", e.g. "acme/web"'),
+  }),
+  output: z.object({
+    team: z.string(),
+    repo: z.string(),
+    url: z.string().describe('Open in a browser to install the code-host app'),
+    next: z.string().describe('What to do after opening the URL'),
+  }),
+  rest: { method: 'POST', path: '/api/v1/repos/grant-access' },
+  access: { tenant: (i) => i.team_name, role: 'member' },
+  kind: 'write',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  handler: async ({ team_name, repo }, { platform }) => {
+    const { url } = await platform.codeHost.grantAccessUrl(team_name, repo);
+    return {
+      team: team_name,
+      repo,
+      url,
+      next: `Open the URL and install the app on ${repo}, then call platform_sync_repos with team "${team_name}".`,
+    };
+  },
+});
+
+export const repoTools = [listRepos, syncRepos, grantRepoAccess] as const;

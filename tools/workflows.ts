@@ -1,0 +1,80 @@
+/** Workflow progress and the audit trail (SPEC.md "Workflows and audit"). */
+import { z } from 'zod';
+import { NotFound } from '../adapters/errors.js';
+import { AuditEntry } from '../adapters/model.js';
+import type { Identity } from '../auth/identity.js';
+import { requireTenantAccess, visibleTenants } from './access.js';
+import { defineTool } from './define.js';
+
+/** Entries `GET /api/v1/audit` returns (SPEC.md "Limits"). */
+export const AUDIT_LIMIT = 50;
+
+const WorkflowName = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a workflow name as returned by an execution, e.g. "deploy-service-x7k2p"')
+  .max(253);
+
+/** Whether the caller may see an audit entry: admins all; others their own and their tenants'. */
+function canSee(entry: AuditEntry, identity: Identity, tenants: Set<string> | 'all'): boolean {
+  return tenants === 'all' || entry.userId === identity.userId || tenants.has(entry.parameters.team_name ?? '');
+}
+
+export const getWorkflow = defineTool({
+  name: 'platform_get_workflow',
+  title: 'Get workflow progress',
+  description:
+    'Progress of one submitted operation: its audit entry (caller, parameters, risk level) whose status is submitted ' +
+    'while it runs, then succeeded or failed, with a message saying what happened; "note" shows the current step. ' +
+    'Poll it after any operation tool until the status is final (every few seconds). Changes nothing.',
+  input: z.object({ name: WorkflowName.describe('Workflow name from an execution, e.g. "deploy-service-x7k2p"') }),
+  output: z.object({
+    workflow: z.string(),
+    audit: AuditEntry,
+    note: z.string().describe('Progress or outcome as the workflow engine reports it'),
+  }),
+  rest: { method: 'GET', path: '/api/v1/workflows/{name}' },
+  access: 'authenticated',
+  kind: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  handler: async ({ name }, { platform, identity }) => {
+    let audit = await platform.audit.get(name);
+    if (!audit) throw new NotFound(`workflow not found: ${name}`);
+    if (!identity.admin && audit.userId !== identity.userId) {
+      await requireTenantAccess(platform.backend, identity, audit.parameters.team_name ?? '', 'viewer');
+    }
+    const run = await platform.workflows.get(name);
+    // The engine is the source of truth; settle the audit entry if a settle event was missed (e.g. a restart).
+    if (run && run.phase !== 'submitted' && audit.status === 'submitted') {
+      await platform.audit.settle(name, run.phase, run.message);
+      audit = { ...audit, status: run.phase, message: run.message };
+    }
+    const where = platform.kind === 'sandbox' ? 'the embedded sandbox workflow engine' : 'Argo Workflows';
+    const note = run
+      ? `${audit.status === 'submitted' ? 'running' : audit.status} in ${where}${run.message ? `: ${run.message}` : ''}`
+      : `${where} no longer has this workflow; the audit entry is the record`;
+    return { workflow: name, audit, note };
+  },
+});
+
+export const listAudit = defineTool({
+  name: 'platform_list_audit',
+  title: 'List the audit trail',
+  description:
+    'The 50 most recent operation executions, newest first: who ran what with which parameters, risk level, workflow ' +
+    'name and status (submitted, succeeded, failed). Platform admins see all; others see their tenants\' entries and ' +
+    'their own. For a failure message use platform_get_workflow. Changes nothing.',
+  input: z.object({}),
+  output: z.object({ items: z.array(AuditEntry.omit({ message: true })), count: z.number().int() }),
+  rest: { method: 'GET', path: '/api/v1/audit' },
+  access: 'authenticated',
+  kind: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  handler: async (_input, { platform, identity }) => {
+    const tenants = await visibleTenants(platform.backend, identity);
+    const entries = await platform.audit.recent(AUDIT_LIMIT, (e) => canSee(e, identity, tenants));
+    const items = entries.map(({ message: _message, ...rest }) => rest);
+    return { items, count: items.length };
+  },
+});
+
+export const workflowTools = [getWorkflow, listAudit] as const;
