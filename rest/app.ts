@@ -85,6 +85,17 @@ export function createRestApp(options: RestAppOptions): Koa {
   });
 
   app.use(errorMiddleware(options.log));
+  // Runs after everything below: a request nothing answered (not even allowedMethods' 405) gets a JSON 404.
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null && ctx.respond !== false) {
+      throw new NotFound(
+        isProtected(ctx.path)
+          ? `no such endpoint: ${ctx.method} ${ctx.path}; see /openapi.yaml for the API`
+          : `not found: ${ctx.path}`,
+      );
+    }
+  });
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
   app.use(health.routes());
   app.use(docsRouter().routes());
@@ -97,12 +108,5 @@ export function createRestApp(options: RestAppOptions): Koa {
   app.use(mcp.routes());
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
-  app.use((ctx) => {
-    throw new NotFound(
-      isProtected(ctx.path)
-        ? `no such endpoint: ${ctx.method} ${ctx.path}; see /openapi.yaml for the API`
-        : `not found: ${ctx.path}`,
-    );
-  });
   return app;
 }

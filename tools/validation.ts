@@ -13,16 +13,16 @@ z.config({
 
 /** `field: problem; other: problem`, with unknown keys listed against the allowed ones. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], allowedKeys: readonly string[] = []): string {
-  return issues
-    .map((issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        const allowed = allowedKeys.length ? `; allowed: ${allowedKeys.join(', ')}` : '';
-        return `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${allowed}`;
-      }
-      const field = issue.path.length ? issue.path.join('.') : 'input';
-      return `${field}: ${issue.message}`;
-    })
-    .join('; ');
+  const lines = issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const allowed = allowedKeys.length ? `; allowed: ${allowedKeys.join(', ')}` : '';
+      return `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${allowed}`;
+    }
+    const field = issue.path.length ? issue.path.join('.') : 'input';
+    return `${field}: ${issue.message}`;
+  });
+  // A value can break two checks that say the same thing (a pattern and a range); say it once.
+  return [...new Set(lines)].join('; ');
 }
 
 /**
