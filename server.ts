@@ -53,8 +53,8 @@ export async function buildPlatform(config: Config): Promise<Platform> {
 }
 
 /**
- * Start pds on `config.host:config.port` (port 0 picks a free one; the returned `url` says which).
- * When `config.port` is 0 the base URL used for token issuers and OpenAPI is the bound URL.
+ * Start pds on `config.host:config.port` (port 0 picks a free one; the returned `url` says which). Tokens and
+ * OpenAPI use `config.baseUrl`, so set it to the address callers use.
  */
 export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
   const platform = overrides.platform ?? (await buildPlatform(config));

@@ -1,0 +1,203 @@
+/**
+ * SPEC.md "First-time onboarding sequence", steps 4-6, against a started pds: once over REST (as curl and CI would)
+ * and once over MCP (the SDK's Client over Streamable HTTP, as an agent would).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+
+let pds: TestServer;
+
+beforeAll(async () => {
+  pds = await startTestServer();
+  const created = await pds.api('root', 'POST', '/api/v1/operations/create-tenant/execute', {
+    team_name: 'acme',
+    display_name: 'Acme',
+    admins: 'alice',
+  });
+  expect(created.status).toBe(200);
+  expect((await waitForWorkflow(pds, 'root', created.body.workflowName)).audit.status).toBe('succeeded');
+});
+
+afterAll(() => pds.stop());
+
+describe('onboarding over REST', () => {
+  it('onboards at 0.1.0, verifies health, then the CI deploy job ships 0.1.1', async () => {
+    // Step 4: onboard.
+    const onboard = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', {
+      action: 'onboard',
+      team_name: 'acme',
+      component_name: 'web',
+      dockerfile_repo: 'acme/web',
+      git_tag: '0.1.0',
+      port: '8787',
+      service_template: 'default',
+    });
+    expect(onboard.status).toBe(200);
+    expect(onboard.body).toMatchObject({ operation: 'deploy-service', status: 'submitted' });
+    expect(Object.keys(onboard.body).sort()).toEqual(['message', 'operation', 'status', 'workflowName']);
+
+    // Step 5: when the workflow reports succeeded, the service is synced and healthy on <team>-<service>.<domain>.
+    const done = await waitForWorkflow(pds, 'alice', onboard.body.workflowName);
+    expect(done.audit).toMatchObject({ status: 'succeeded', userId: 'alice', operation: 'deploy-service', riskLevel: 'medium' });
+    expect(done.audit.parameters).toMatchObject({ action: 'onboard', git_tag: '0.1.0', port: '8787' });
+    const status = await pds.api('alice', 'GET', '/api/v1/status/acme/web');
+    expect(status.body).toEqual({
+      argocd: { name: 'acme-web', syncStatus: 'Synced', healthStatus: 'Healthy', message: expect.any(String) },
+      service: { team: 'acme', name: 'web', imageTag: '0.1.0', host: 'acme-web.apps.test' },
+    });
+    const service = await pds.api('alice', 'GET', '/api/v1/services/acme/web');
+    expect(service.body).toEqual({
+      team: 'acme',
+      name: 'web',
+      imageTag: '0.1.0',
+      host: 'acme-web.apps.test',
+      port: '8787',
+      componentType: 'base-service',
+      hasDatabase: false,
+    });
+
+    // Step 6: the CI deploy job's exact request deploys the bumped tag with no human action.
+    const deploy = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', {
+      action: 'deploy',
+      team_name: 'acme',
+      component_name: 'web',
+      dockerfile_repo: 'acme/web',
+      git_tag: '0.1.1',
+    });
+    expect(deploy.status).toBe(200);
+    expect((await waitForWorkflow(pds, 'alice', deploy.body.workflowName)).audit.status).toBe('succeeded');
+    expect((await pds.api('alice', 'GET', '/api/v1/services/acme/web')).body.imageTag).toBe('0.1.1');
+
+    // The audit trail has both, newest first, without `message`.
+    const audit = await pds.api('alice', 'GET', '/api/v1/audit');
+    expect(audit.body.items.slice(0, 2).map((e: any) => e.workflowName)).toEqual([
+      deploy.body.workflowName,
+      onboard.body.workflowName,
+    ]);
+    expect(audit.body.items[0]).not.toHaveProperty('message');
+  });
+
+  it('a deploy of a service that was never onboarded fails with a clear message', async () => {
+    const res = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', {
+      action: 'deploy',
+      team_name: 'acme',
+      component_name: 'ghost',
+      dockerfile_repo: 'acme/ghost',
+      git_tag: '0.1.0',
+    });
+    expect(res.status).toBe(200);
+    const done = await waitForWorkflow(pds, 'alice', res.body.workflowName);
+    expect(done.audit.status).toBe('failed');
+    expect(done.audit.message).toMatch(/not onboarded/);
+  });
+});
+
+describe('onboarding over MCP (Streamable HTTP)', () => {
+  async function connect(user: string): Promise<Client> {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${pds.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${await pds.token(user)}` } },
+    });
+    await client.connect(transport);
+    return client;
+  }
+
+  it('runs onboarding with tools and gets structured results equal to the REST bodies', async () => {
+    const client = await connect('alice');
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      for (const expected of ['platform_deploy_service', 'platform_grant_repo_access', 'platform_sync_repos', 'platform_get_status', 'platform_execute_operation']) {
+        expect(names).toContain(expected);
+      }
+
+      // Step 3: grant access and sync.
+      const grant = await client.callTool({ name: 'platform_grant_repo_access', arguments: { team_name: 'acme', repo: 'acme/api' } });
+      expect(grant.isError).toBeFalsy();
+      expect((grant.structuredContent as any).url).toMatch(/^https:\/\/github\.com\/apps\/[^/]+\/installations\/new/);
+      const sync = await client.callTool({ name: 'platform_sync_repos', arguments: { team: 'acme' } });
+      expect((sync.structuredContent as any).added).toEqual(['acme/api']);
+
+      // Step 4.
+      const onboard = await client.callTool({
+        name: 'platform_deploy_service',
+        arguments: {
+          action: 'onboard',
+          team_name: 'acme',
+          component_name: 'api',
+          dockerfile_repo: 'acme/api',
+          git_tag: '0.1.0',
+          port: '8000',
+          service_template: 'default',
+          health_check_path: '/api/health',
+        },
+      });
+      expect(onboard.isError).toBeFalsy();
+      const { workflowName, status } = onboard.structuredContent as { workflowName: string; status: string };
+      expect(status).toBe('submitted');
+
+      // Step 5: poll the workflow tool until it is final.
+      let audit: any;
+      for (let i = 0; i < 500; i++) {
+        const wf = await client.callTool({ name: 'platform_get_workflow', arguments: { name: workflowName } });
+        audit = (wf.structuredContent as any).audit;
+        if (audit.status !== 'submitted') break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(audit.status).toBe('succeeded');
+      const mcpStatus = await client.callTool({ name: 'platform_get_status', arguments: { team: 'acme', app: 'api' } });
+      const restStatus = await pds.api('alice', 'GET', '/api/v1/status/acme/api');
+      expect(mcpStatus.structuredContent).toEqual(restStatus.body);
+      expect(JSON.parse((mcpStatus.content as any)[0].text)).toEqual(restStatus.body);
+      expect(restStatus.body.argocd).toMatchObject({ syncStatus: 'Synced', healthStatus: 'Healthy' });
+
+      // The health check path was used by the sandbox's verification step.
+      const logs = await client.callTool({ name: 'platform_get_logs', arguments: { team: 'acme', app: 'api', lines: 1000 } });
+      expect((logs.structuredContent as any).lines.map((l: any) => l.line).join('\n')).toContain('/api/health');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers bad arguments, unknown names and forbidden calls as isError results with the REST message', async () => {
+    const alice = await connect('alice');
+    const mallory = await connect('mallory');
+    try {
+      const args = { action: 'deploy', team_name: 'acme', component_name: 'web', git_tag: 'v1.0', dockerfile_repo: 'acme/web' };
+      const bad = await alice.callTool({ name: 'platform_deploy_service', arguments: args });
+      const rest = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', args);
+      expect(rest.status).toBe(400);
+      expect(bad.isError).toBe(true);
+      expect((bad.content as any)[0].text).toBe(rest.body.error);
+      expect(rest.body.error).toMatch(/git_tag: must be a SemVer tag/);
+
+      const missing = await alice.callTool({ name: 'platform_get_status', arguments: { team: 'acme', app: 'nope' } });
+      expect(missing.isError).toBe(true);
+      expect((missing.content as any)[0].text).toBe('GitOps application not found: acme-nope');
+
+      const denied = await mallory.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' } });
+      expect(denied.isError).toBe(true);
+      expect((denied.content as any)[0].text).toBe('access denied to this tenant');
+
+      const generic = await alice.callTool({ name: 'platform_execute_operation', arguments: { name: 'nope', parameters: {} } });
+      expect(generic.isError).toBe(true);
+      expect((generic.content as any)[0].text).toMatch(/^operation not found: "nope"/);
+    } finally {
+      await alice.close();
+      await mallory.close();
+    }
+  });
+
+  it('refuses MCP without a token with 401 and a WWW-Authenticate challenge', async () => {
+    const res = await fetch(`${pds.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect(await res.json()).toEqual({ error: expect.stringMatching(/missing bearer token/) });
+  });
+});
