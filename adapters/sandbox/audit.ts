@@ -33,7 +33,7 @@ export function sandboxAuditStore(store: StateStore): AuditStore {
 
     /** Move the entry of `workflowName` to `status` with `message`; unknown names are ignored. */
     async settle(workflowName: string, status: AuditStatus, message: string): Promise<void> {
-      if (!store.state.audit.some((e) => e.workflowName === workflowName)) return;
+      if (!store.latest.audit.some((e) => e.workflowName === workflowName)) return;
       await store.mutate((draft) => {
         const entry = findLast(draft.audit, workflowName);
         if (entry) Object.assign(entry, { status, message });

@@ -44,7 +44,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   async submit(submission: WorkflowSubmission): Promise<void> {
     if (this.closed) throw new Unavailable('the sandbox is shutting down; submit again once it is back');
     const { store, env, now } = this.options;
-    const plan = planOperation(submission, store.state, env);
+    const plan = planOperation(submission, store.latest, env);
     try {
       await store.mutate((draft) => {
         if (draft.workflows[submission.name]) throw new Conflict(`workflow ${submission.name} already exists`);
@@ -107,18 +107,21 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     this.timers.add(timer);
   }
 
-  /** Run the next step of `name` and commit it, or fail the workflow; then schedule the next step or notify. */
+  /**
+   * Run the next step of `name` and commit it, or fail the workflow; then schedule the next step or notify. The step's
+   * log lines are made readable in the same turn as its state change, so a settled workflow's lines are all there.
+   */
   private async advance(name: string): Promise<void> {
     if (this.closed) return;
     const { store, journal, env, now } = this.options;
-    const record = store.state.workflows[name];
+    const record = store.latest.workflows[name];
     if (!record || record.phase !== 'submitted') return;
 
-    const plan = planOperation(record, store.state, env);
+    const plan = planOperation(record, store.latest, env);
     const index = record.nextStep;
     const at = now();
     const header = this.line(plan, record, index, at, `step ${index + 1}/${record.steps.length}: ${record.steps[index]?.name ?? '?'}`);
-    let lines: JournalLine[] = [header];
+    let appended: Promise<void> = Promise.resolve();
 
     try {
       if (plan.steps.length !== record.steps.length) {
@@ -129,19 +132,19 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
       await store.mutate((draft) => {
         const run = draft.workflows[name];
         if (!run || run.phase !== 'submitted' || run.nextStep !== index) return;
-        const stepLines: JournalLine[] = [];
-        const ctx = this.context(draft, run, plan, index, at, stepLines);
+        const lines: JournalLine[] = [header];
+        const ctx = this.context(draft, run, plan, index, at, lines);
         plan.steps[index]!.run(ctx);
         run.steps[index] = { ...run.steps[index]!, status: 'succeeded', finishedAt: at.toISOString() };
         run.nextStep = index + 1;
         if (run.nextStep === plan.steps.length) {
           const message = plan.done(ctx);
           settle(draft, run, 'succeeded', message, at);
-          stepLines.push(this.line(plan, run, index, at, `workflow ${name} succeeded: ${message}`));
+          lines.push(this.line(plan, run, index, at, `workflow ${name} succeeded: ${message}`));
         } else {
           run.message = `step ${run.nextStep + 1}/${plan.steps.length}: ${plan.steps[run.nextStep]!.name}`;
         }
-        lines = [header, ...stepLines];
+        appended = journal.append(lines); // last: nothing after it may throw
       });
     } catch (err) {
       if (err instanceof StateWriteError) {
@@ -149,7 +152,6 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
         console.error(`sandbox: ${err.message}`);
       } else {
         const message = failureMessage(err, record.steps[index]?.name ?? '?');
-        lines = [header, this.line(plan, record, index, at, `workflow ${name} failed: ${message}`)];
         await store
           .mutate((draft) => {
             const run = draft.workflows[name];
@@ -157,15 +159,16 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
             if (run.steps[index]) run.steps[index] = { ...run.steps[index]!, status: 'failed', finishedAt: at.toISOString() };
             settle(draft, run, 'failed', message, at);
             markDegraded(draft, plan, name, message);
+            appended = journal.append([header, this.line(plan, run, index, at, `workflow ${name} failed: ${message}`)]);
           })
           .catch((writeErr: unknown) => console.error('sandbox: could not record a workflow failure', writeErr));
       }
     }
 
     this.options.afterCommit?.();
-    await journal.append(lines).catch((err: unknown) => console.error('sandbox: could not append log lines', err));
+    await appended.catch((err: unknown) => console.error('sandbox: could not append log lines', err));
 
-    const after = store.state.workflows[name];
+    const after = store.latest.workflows[name];
     if (after && after.phase !== 'submitted') this.notify(toRun(after));
     else this.schedule(name);
   }

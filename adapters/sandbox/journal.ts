@@ -36,6 +36,8 @@ export class LogJournal {
   /** Lines in the file, kept or not; compaction resets it to what is kept. */
   private fileLines = 0;
   private queue: Promise<void> = Promise.resolve();
+  /** Lines readable but not yet appended: a compaction must not write them, or their own append would repeat them. */
+  private readonly unwritten = new Set<JournalLine>();
 
   private constructor(
     readonly file: string,
@@ -70,17 +72,23 @@ export class LogJournal {
   }
 
   /**
-   * Append lines to the file and to memory, after earlier appends; resolves once appended. Memory is updated inside
-   * the queue so a compaction never writes a line that a queued append is about to write again.
+   * Make lines readable now and append them to the file after earlier appends; resolves once appended.
    */
   append(lines: readonly JournalLine[]): Promise<void> {
     if (lines.length === 0) return this.queue;
+    for (const line of lines) {
+      this.remember(line);
+      this.unwritten.add(line);
+    }
     const text = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
     this.queue = this.queue
       .catch(() => undefined)
       .then(async () => {
-        for (const line of lines) this.remember(line);
-        await appendFile(this.file, text, 'utf8');
+        try {
+          await appendFile(this.file, text, 'utf8');
+        } finally {
+          for (const line of lines) this.unwritten.delete(line);
+        }
         this.fileLines += lines.length;
         if (this.fileLines > 2 * this.keptLines() + 10_000) await this.compact();
       });
@@ -115,7 +123,7 @@ export class LogJournal {
   }
 
   private async compact(): Promise<void> {
-    const kept = [...this.byKey.values()].flat().sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+    const kept = [...this.byKey.values()].flat().filter((l) => !this.unwritten.has(l)).sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
     await writeFileAtomic(this.file, kept.map((l) => JSON.stringify(l) + '\n').join(''));
     this.fileLines = kept.length;
   }

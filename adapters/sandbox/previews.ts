@@ -60,7 +60,7 @@ export class PreviewReaper {
 
   private earliestExpiry(): number | undefined {
     let earliest: number | undefined;
-    for (const service of Object.values(this.options.store.state.services)) {
+    for (const service of Object.values(this.options.store.latest.services)) {
       if (!service.preview) continue;
       const at = Date.parse(service.preview.expiresAt);
       if (earliest === undefined || at < earliest) earliest = at;
@@ -72,9 +72,10 @@ export class PreviewReaper {
     if (this.closed) return;
     const { store, journal, now } = this.options;
     const at = now();
-    const expired = Object.values(store.state.services).filter((s) => s.preview && Date.parse(s.preview.expiresAt) <= at.getTime());
+    const expired = Object.values(store.latest.services).filter((s) => s.preview && Date.parse(s.preview.expiresAt) <= at.getTime());
     if (expired.length > 0) {
-      const removed = await store.mutate((draft) => {
+      let appended: Promise<void> = Promise.resolve();
+      await store.mutate((draft) => {
         const lines: JournalLine[] = [];
         for (const { team, name } of expired) {
           const service = draft.services[serviceKey(team, name)];
@@ -88,9 +89,9 @@ export class PreviewReaper {
             labels: { source: 'sandbox', preview: name },
           });
         }
-        return lines;
+        appended = journal.append(lines);
       });
-      await journal.append(removed);
+      await appended;
     }
     this.rearm();
   }

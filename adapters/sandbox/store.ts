@@ -68,7 +68,10 @@ async function syncDirectory(dir: string): Promise<void> {
 
 /** Owner of `<dataDir>/state.json`. Create with {@link StateStore.open}. */
 export class StateStore {
+  /** The newest state, including mutations whose write is still in flight. */
   private current: SandboxState;
+  /** The newest state known to be on disk. */
+  private committed: SandboxState;
   private writing: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
   private closed = false;
@@ -78,6 +81,7 @@ export class StateStore {
     initial: SandboxState,
   ) {
     this.current = initial;
+    this.committed = initial;
   }
 
   /**
@@ -106,10 +110,16 @@ export class StateStore {
   }
 
   /**
-   * The state as of the last mutation. Treat it as read-only: mutations replace it rather than edit it, so a reference
-   * held across an `await` stays a consistent snapshot.
+   * The state as last written to disk: what reads should show, so nothing is reported that a crash could take back.
+   * Treat it as read-only: mutations replace the state rather than edit it, so a reference held across an `await`
+   * stays a consistent snapshot.
    */
   get state(): Readonly<SandboxState> {
+    return this.committed;
+  }
+
+  /** The newest state, including mutations still being written: for deciding what to change next. Read-only. */
+  get latest(): Readonly<SandboxState> {
     return this.current;
   }
 
@@ -138,9 +148,13 @@ export class StateStore {
         this.queued = undefined;
         this.writing = next;
         // The snapshot is taken now, so it includes every mutation made while this write waited in the queue.
-        return writeFileAtomic(this.file, JSON.stringify(this.current)).catch((err: unknown) => {
-          throw new StateWriteError(this.file, err);
-        });
+        const snapshot = this.current;
+        return writeFileAtomic(this.file, JSON.stringify(snapshot)).then(
+          () => void (this.committed = snapshot),
+          (err: unknown) => {
+            throw new StateWriteError(this.file, err);
+          },
+        );
       })
       .finally(() => {
         if (this.writing === next) this.writing = undefined;

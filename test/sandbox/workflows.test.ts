@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { execute, ONBOARD, openSandbox, run, settled, tempDir, waitFor } from './helpers.js';
+
+describe('sandbox workflows', () => {
+  it('creates a tenant with the listed admins, or the submitter when none are listed', async () => {
+    const platform = await openSandbox(await tempDir());
+    const listed = await run(platform, 'create-tenant', { team_name: 'acme', admins: 'bob, carol', cpu: '2', memory: '4Gi', pods: '10' });
+    expect(listed.phase).toBe('succeeded');
+    expect(await platform.backend.getTenant('acme')).toMatchObject({
+      name: 'acme',
+      displayName: 'acme',
+      quotas: { cpu: '2', memory: '4Gi', pods: '10' },
+      members: [
+        { userId: 'bob', role: 'admin' },
+        { userId: 'carol', role: 'admin' },
+      ],
+    });
+
+    await run(platform, 'create-tenant', { team_name: 'beta', display_name: 'Beta Team' }, 'dave');
+    expect(await platform.backend.getTenant('beta')).toMatchObject({
+      displayName: 'Beta Team',
+      quotas: { cpu: '4', memory: '8Gi', pods: '20' },
+      members: [{ userId: 'dave', role: 'admin' }],
+    });
+    expect((await platform.backend.listTenants()).map((t) => t.name)).toEqual(['acme', 'beta']);
+
+    const again = await run(platform, 'create-tenant', { team_name: 'acme' });
+    expect(again).toMatchObject({ phase: 'failed', message: 'tenant acme already exists' });
+  });
+
+  it('onboards, deploys 0.1.1 and rolls back to 0.1.0, with status following each rollout', async () => {
+    const platform = await openSandbox(await tempDir(), { stepMs: 15 });
+    await run(platform, 'create-tenant', { team_name: 'acme' });
+
+    const onboarding = await execute(platform, 'deploy-service', { ...ONBOARD, health_check_path: '/readyz' });
+    const during = await waitFor(() => platform.backend.getService('acme', 'web'), 'service to appear');
+    expect(during).toMatchObject({ imageTag: '', host: 'acme-web.apps.test', port: '8080', componentType: 'base-service', hasDatabase: false });
+    expect((await platform.backend.status('acme', 'web')).argocd).toMatchObject({
+      name: 'acme-web',
+      syncStatus: 'OutOfSync',
+      healthStatus: 'Progressing',
+      message: 'onboarding 0.1.0',
+    });
+    expect(await settled(platform, onboarding)).toMatchObject({ phase: 'succeeded' });
+    expect(await platform.backend.status('acme', 'web')).toEqual({
+      argocd: { name: 'acme-web', syncStatus: 'Synced', healthStatus: 'Healthy', message: 'deployed 0.1.0' },
+      service: { team: 'acme', name: 'web', imageTag: '0.1.0', host: 'acme-web.apps.test' },
+    });
+    expect(await platform.audit.get(onboarding)).toMatchObject({ status: 'succeeded' });
+
+    const deploying = await execute(platform, 'deploy-service', {
+      action: 'deploy',
+      team_name: 'acme',
+      component_name: 'web',
+      git_tag: '0.1.1',
+      dockerfile_repo: 'acme/web',
+    });
+    const progressing = await waitFor(async () => {
+      const s = await platform.backend.status('acme', 'web');
+      return s.argocd.healthStatus === 'Progressing' ? s : undefined;
+    }, 'deploy to start');
+    expect(progressing.argocd).toMatchObject({ syncStatus: 'OutOfSync', message: 'deploying 0.1.1' });
+    expect(progressing.service.imageTag).toBe('0.1.0'); // only changes on success
+    expect(await settled(platform, deploying)).toMatchObject({ phase: 'succeeded' });
+    expect((await platform.backend.getService('acme', 'web'))?.imageTag).toBe('0.1.1');
+
+    const rollingBack = await run(platform, 'rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' });
+    expect(rollingBack.phase).toBe('succeeded');
+    expect(await platform.backend.status('acme', 'web')).toMatchObject({
+      argocd: { syncStatus: 'Synced', healthStatus: 'Healthy' },
+      service: { imageTag: '0.1.0' },
+    });
+
+    const { lines } = await platform.backend.logs('acme', 'web', { lines: 1000, sinceSeconds: 3600 });
+    const text = lines.map((l) => l.line);
+    expect(text).toContain('step 2/9: clone acme/web@0.1.0');
+    expect(text).toContain('readiness probe GET /readyz → 200');
+    expect(text.some((l) => l.startsWith('pulled image registry.apps.test/acme/web:0.1.1'))).toBe(true);
+    const event = lines.find((l) => l.labels.source === 'deployment');
+    expect(event?.labels.pod).toMatch(/^acme-web-[a-z0-9]{10}-[a-z0-9]{5}$/);
+    expect(lines.find((l) => l.labels.workflow === deploying)?.labels).toMatchObject({ source: 'workflow' });
+    expect(lines.every((l) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(l.timestamp))).toBe(true);
+    expect([...lines].map((l) => l.timestamp)).toEqual([...lines].map((l) => l.timestamp).sort());
+  });
+
+  it('fails a deploy of a service that was never onboarded, and its audit entry with it', async () => {
+    const platform = await openSandbox(await tempDir());
+    await run(platform, 'create-tenant', { team_name: 'acme' });
+    const name = await execute(platform, 'deploy-service', {
+      action: 'deploy',
+      team_name: 'acme',
+      component_name: 'web',
+      git_tag: '0.1.1',
+      dockerfile_repo: 'acme/web',
+    });
+    const failed = await settled(platform, name);
+    const message = 'service acme/web is not onboarded; run deploy-service with action=onboard first';
+    expect(failed).toMatchObject({ phase: 'failed', message });
+    expect(failed.finishedAt).toBeDefined();
+    expect(await platform.audit.get(name)).toMatchObject({ status: 'failed', message });
+    expect(await platform.backend.getService('acme', 'web')).toBeUndefined();
+  });
+
+  it('refuses to onboard twice and to roll back to a tag never deployed, leaving the service healthy', async () => {
+    const platform = await openSandbox(await tempDir());
+    await run(platform, 'create-tenant', { team_name: 'acme' });
+    await run(platform, 'deploy-service', ONBOARD);
+    expect(await run(platform, 'deploy-service', ONBOARD)).toMatchObject({
+      phase: 'failed',
+      message: 'service acme/web is already onboarded; use action=deploy',
+    });
+    expect(await run(platform, 'rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.0.9' })).toMatchObject({
+      phase: 'failed',
+      message: 'tag 0.0.9 was never deployed for acme/web; deployed tags: 0.1.0',
+    });
+    expect((await platform.backend.status('acme', 'web')).argocd).toMatchObject({ syncStatus: 'Synced', healthStatus: 'Healthy' });
+  });
+
+  it('onboarding needs the tenant', async () => {
+    const platform = await openSandbox(await tempDir());
+    expect(await run(platform, 'deploy-service', ONBOARD)).toMatchObject({
+      phase: 'failed',
+      message: 'tenant acme does not exist; run create-tenant first',
+    });
+  });
+
+  it('fails unknown operations and actions with a clear message', async () => {
+    const platform = await openSandbox(await tempDir());
+    const unknown = await run(platform, 'scale-service', { team_name: 'acme' });
+    expect(unknown.phase).toBe('failed');
+    expect(unknown.message).toMatch(/^unknown operation "scale-service"; the sandbox runs create-tenant, /);
+    const action = await run(platform, 'deploy-service', { action: 'explode', team_name: 'acme' });
+    expect(action).toMatchObject({ phase: 'failed', message: 'unknown action "explode" for deploy-service; use onboard, deploy or update-config' });
+  });
+
+  it('updates config, provisions a database, retires a service and deletes a tenant', async () => {
+    const platform = await openSandbox(await tempDir());
+    await run(platform, 'create-tenant', { team_name: 'acme' });
+    await run(platform, 'deploy-service', ONBOARD);
+    await run(platform, 'deploy-service', { ...ONBOARD, component_name: 'api', dockerfile_repo: 'acme/api' });
+
+    const bad = await run(platform, 'deploy-service', { action: 'update-config', team_name: 'acme', component_name: 'web', env_vars: 'A=1\nnot a pair' });
+    expect(bad).toMatchObject({ phase: 'failed' });
+    expect(bad.message).toMatch(/^env_vars line 2 is not KEY=VALUE/);
+
+    const config = await run(platform, 'deploy-service', {
+      action: 'update-config',
+      team_name: 'acme',
+      component_name: 'web',
+      env_vars: 'LOG_LEVEL=debug\n# comment\n\nGREETING=a=b',
+    });
+    expect(config).toMatchObject({ phase: 'succeeded', message: 'config of acme/web updated (2 variables)' });
+    expect((await platform.backend.status('acme', 'web')).argocd).toMatchObject({ healthStatus: 'Healthy' });
+    const { lines } = await platform.backend.logs('acme', 'web', { lines: 1000, sinceSeconds: 3600 });
+    expect(lines.some((l) => l.line.includes('a=b'))).toBe(false); // values are never logged
+
+    expect(await run(platform, 'provision-database', { team_name: 'acme', component_name: 'web', storage: '2Gi' })).toMatchObject({ phase: 'succeeded' });
+    expect((await platform.backend.getService('acme', 'web'))?.hasDatabase).toBe(true);
+    expect(await platform.backend.resources('acme')).toMatchObject({
+      allocated: { cpu: '4', memory: '8Gi', pods: '20' },
+      used: { cpu: '1', memory: '1Gi', pods: '3' },
+    });
+
+    expect(await run(platform, 'retire-service', { team_name: 'acme', component_name: 'web' })).toMatchObject({ phase: 'succeeded' });
+    expect((await platform.backend.listServices('acme')).map((s) => s.name)).toEqual(['api']);
+    await expect(platform.backend.status('acme', 'web')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+    expect(await run(platform, 'delete-tenant', { team_name: 'acme' })).toMatchObject({ phase: 'succeeded' });
+    expect(await platform.backend.getTenant('acme')).toBeUndefined();
+    expect(await platform.backend.listServices()).toEqual([]);
+  });
+
+  it('calls every onSettled listener once per workflow, and settles an audit entry appended after the workflow ended', async () => {
+    const platform = await openSandbox(await tempDir(), { stepMs: 0 });
+    const seen: string[] = [];
+    platform.workflows.onSettled((r) => seen.push(`${r.name}:${r.phase}`));
+    platform.workflows.onSettled(() => {
+      throw new Error('a broken listener does not stop the others');
+    });
+    await platform.workflows.submit({ name: 'wf-late', operation: 'create-tenant', workflowTemplate: 'create-tenant', parameters: { team_name: 'acme' }, userId: 'alice' });
+    await settled(platform, 'wf-late');
+    await platform.audit.append({
+      id: '1', timestamp: new Date().toISOString(), userId: 'alice', operation: 'create-tenant', parameters: { team_name: 'acme' },
+      workflowName: 'wf-late', status: 'submitted', riskLevel: 'medium', message: '',
+    });
+    expect(await platform.audit.get('wf-late')).toMatchObject({ status: 'succeeded', message: 'tenant acme created' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual(['wf-late:succeeded']);
+    await expect(
+      platform.workflows.submit({ name: 'wf-late', operation: 'create-tenant', workflowTemplate: 'create-tenant', parameters: {}, userId: 'a' }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(await platform.workflows.get('nope')).toBeUndefined();
+  });
+});
