@@ -1,0 +1,190 @@
+/**
+ * `pds scaffold [dir] --team T …`: the scaffolding of `platform_scaffold_repository` for a local checkout. Shows the
+ * files it would add; `--write` writes them, never replacing an existing file without `--force`.
+ *
+ * Exit codes: 0 done (or dry run shown), 1 no template fits / several fit / an invalid value, 2 usage error.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { isPlatformError } from '../../adapters/errors.js';
+import { MANIFESTS, PATTERN_IDS, TEMPLATE_IDS, pythonEntryCandidates, scaffold, type PatternId, type ScaffoldPlan, type TemplateId } from '../../templates/index.js';
+
+export const summary = 'add the Dockerfile and CI deploy workflow a local repository needs (dry run unless --write)';
+
+const USAGE = `usage: pds scaffold [dir] --team T [options]
+
+Detects the template for the repository in dir (default: the current directory) and shows the files onboarding
+needs: Dockerfile, .dockerignore and .github/workflows/ci.yml (and nginx.conf for static sites).
+
+options:
+  --team T                 tenant the service deploys into (required)
+  --component C            service name (default: package / project / module name, then the directory name)
+  --base-url URL           pds address the deploy job calls (default: $PDS_BASE_URL)
+  --pattern P              deploy trigger: ${PATTERN_IDS.join(' | ')} (default: continuous)
+  --template T             use this template instead of detecting: ${TEMPLATE_IDS.join(' | ')}
+  --health-check-path P    probe path when the app does not serve /healthz (also the image health check)
+  --entry E                JS entry script, Python <module>:<app>, Go package path or static output directory
+  --repo OWNER/REPO        repository for the onboarding parameters (default: the GitHub origin remote)
+  --write                  write the files (existing files are kept)
+  --force                  with --write, replace existing files
+  --json                   print the plan as JSON
+  -h, --help               this help`;
+
+/** Directories never listed: dependencies, VCS data and caches, not repository content. */
+const SKIP_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.next', '.cache', '.turbo']);
+const MAX_FILES = 50_000;
+
+export async function run(argv: string[]): Promise<number> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+  } catch (err) {
+    console.error(`pds scaffold: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = args;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const usage = (message: string) => {
+    console.error(`pds scaffold: ${message}\n\n${USAGE}`);
+    return 2;
+  };
+  if (positionals.length > 1) return usage(`one directory at most, got ${positionals.join(' ')}`);
+  const dir = path.resolve(positionals[0] ?? '.');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return usage(`${dir} is not a directory`);
+  if (!values.team) return usage('--team is required (the tenant the service deploys into, e.g. --team acme)');
+  const baseUrl = values['base-url'] ?? process.env.PDS_BASE_URL;
+  if (!baseUrl) return usage('the pds address is needed for the deploy job: pass --base-url https://pds.example.com or set PDS_BASE_URL');
+  if (values.pattern && !(PATTERN_IDS as readonly string[]).includes(values.pattern)) return usage(`--pattern must be one of ${PATTERN_IDS.join(', ')}`);
+  if (values.template && !(TEMPLATE_IDS as readonly string[]).includes(values.template)) return usage(`--template must be one of ${TEMPLATE_IDS.join(', ')}`);
+  if (values.force && !values.write) return usage('--force only applies with --write');
+
+  let plan: ScaffoldPlan;
+  try {
+    const paths = listFiles(dir);
+    plan = scaffold({
+      repo: { paths, contents: readInspected(dir, paths) },
+      team: values.team,
+      component: values.component,
+      baseUrl,
+      pattern: values.pattern as PatternId | undefined,
+      template: values.template as TemplateId | undefined,
+      healthCheckPath: values['health-check-path'],
+      entry: values.entry,
+      dockerfileRepo: values.repo ?? originRepo(dir),
+      domain: process.env.PDS_DOMAIN,
+      directoryName: path.basename(dir),
+    });
+  } catch (err) {
+    if (isPlatformError(err)) {
+      console.error(`pds scaffold: ${err.message}${/template=/.test(err.message) ? '\n(on the command line: --template <id>)' : ''}`);
+      return 1;
+    }
+    throw err;
+  }
+
+  if (values.json) {
+    console.log(JSON.stringify(plan, null, 2));
+    if (!values.write) return 0;
+  }
+  const out: string[] = [];
+  out.push(`Template:  ${plan.title} (${plan.template}): ${plan.reason}`);
+  out.push(`Pattern:   ${plan.pattern}`);
+  out.push(`Starts:    ${plan.entry}`);
+  out.push('');
+
+  const written: string[] = [];
+  const skipped: string[] = [];
+  for (const file of plan.files) {
+    const target = path.join(dir, file.path);
+    const exists = existsSync(target);
+    if (values.write && (!exists || values.force)) {
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, file.content);
+      written.push(file.path);
+    } else if (values.write) {
+      skipped.push(file.path);
+    }
+  }
+  if (values.write) {
+    for (const p of written) out.push(`  wrote    ${p}`);
+    for (const p of skipped) out.push(`  skipped  ${p} (exists; --force replaces it)`);
+  } else {
+    out.push('Files to add:');
+    for (const f of plan.files) out.push(`  ${existsSync(path.join(dir, f.path)) ? 'exists  ' : 'new     '} ${f.path.padEnd(26)} ${f.purpose}`);
+    for (const f of plan.files) out.push('', `----- ${f.path}`, f.content.trimEnd());
+  }
+  out.push('', 'Onboarding parameters (platform_deploy_service, once the files are on main):', `  ${JSON.stringify(plan.onboarding)}`);
+  out.push('', 'Checklist:');
+  plan.checklist.forEach((item, i) => out.push(`  ${String(i + 1).padStart(2)}. ${item.text}`));
+  out.push('');
+  if (!values.write) out.push('Dry run: nothing written. Run again with --write to add the files.');
+  else if (skipped.length) out.push(`Kept ${skipped.length} existing file(s); run with --force to replace them.`);
+  if (!values.json) console.log(out.join('\n'));
+  else if (values.write) console.error(out.filter((l) => /^\s+(wrote|skipped)/.test(l)).join('\n'));
+  return 0;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      team: { type: 'string' },
+      component: { type: 'string' },
+      'base-url': { type: 'string' },
+      pattern: { type: 'string' },
+      template: { type: 'string' },
+      'health-check-path': { type: 'string' },
+      entry: { type: 'string' },
+      repo: { type: 'string' },
+      write: { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+
+/** Repository-relative paths of every file under `root`, without dependency, VCS and cache directories. */
+function listFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      if (out.length >= MAX_FILES) return;
+      const p = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) walk(p);
+      } else if (entry.isFile()) out.push(p);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+/** Text of the manifests and, for Python, the modules that may hold the application. */
+function readInspected(root: string, paths: string[]): Record<string, string> {
+  const wanted = [...MANIFESTS, '.nvmrc', ...pythonEntryCandidates(paths).slice(0, 8)];
+  const present = new Set(paths);
+  const contents: Record<string, string> = {};
+  for (const p of wanted) {
+    if (!present.has(p)) continue;
+    const full = path.join(root, p);
+    if (statSync(full).size <= 1_000_000) contents[p] = readFileSync(full, 'utf8');
+  }
+  return contents;
+}
+
+/** `<owner>/<repo>` of a GitHub `origin` remote, if there is one. */
+function originRepo(dir: string): string | undefined {
+  try {
+    const url = execFileSync('git', ['-C', dir, 'remote', 'get-url', 'origin'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return url.match(/github\.com[:/]([A-Za-z0-9-]+\/[A-Za-z0-9._-]+?)(?:\.git)?\/?$/)?.[1];
+  } catch {
+    return undefined;
+  }
+}
