@@ -11,22 +11,26 @@
  *
  * **When Redis goes away** (stopped, unreachable, or slower than the 500 ms command timeout): limits **fail open to
  * per-process memory**. Each replica keeps enforcing the same numbers on its own in-memory buckets, so a user can get
- * at most N × the budget across N replicas, but nobody is refused or kept waiting because Redis is down, and no
- * request waits on Redis (ioredis' offline queue is off; see `adapters/redis/connect.ts`). The switch is logged once
- * (warn) when it happens and once (info) when Redis answers again, when the shared buckets take over again. Health
- * checks never touch Redis.
+ * at most N × the budget across N replicas, but nobody is refused because Redis is down and no request waits on it:
+ * a disconnected client fails at once (ioredis' offline queue is off; see `adapters/redis/connect.ts`), and after a
+ * failure (e.g. a stalled Redis timing out) the limiter does not try Redis again for {@link REDIS_RETRY_MS}, so at most
+ * one request per interval pays the timeout. The switch is logged once (warn) when it happens and once (info) when
+ * Redis answers again and the shared buckets take over again. Health checks never touch Redis.
  */
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Context, Middleware, Next } from 'koa';
 import ratelimit from 'koa-ratelimit';
 import { RateLimited } from '../adapters/errors.js';
-import { redisReady, type Logger } from '../adapters/redis/connect.js';
+import type { Logger } from '../adapters/redis/connect.js';
 import type { Identity } from '../auth/identity.js';
 import type { WriteLimiter } from '../tools/define.js';
 
 /** Peer addresses exempt from the route limit: exactly these, not all of 127.0.0.0/8 (SPEC.md "Limits"). */
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/** After a Redis failure, how long the limiters use memory before trying Redis again, milliseconds. */
+export const REDIS_RETRY_MS = 5_000;
 
 const HEADERS = { total: 'RateLimit-Limit', remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset' };
 
@@ -42,6 +46,8 @@ export interface LimitOptions {
   namespace?: string;
   /** Where the Redis fallback is reported (default `console`). */
   log?: Logger;
+  /** After a failed Redis command, use memory this long before trying Redis again (default {@link REDIS_RETRY_MS}). */
+  redisRetryMs?: number;
 }
 
 export interface RouteLimitOptions extends LimitOptions {
@@ -80,7 +86,7 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
   const max = options.max ?? 300;
   const duration = options.durationMs ?? 60_000;
   const namespace = options.namespace ?? 'pds:limit:route';
-  const fallback = fallbackReporter(options.log ?? console, `route limit (${max}/min)`);
+  const breaker = redisBreaker(options.redis, options, `route limit (${max}/min)`);
   const common = {
     duration,
     max,
@@ -90,7 +96,6 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
   };
   const memory = ratelimit({ ...common, driver: 'memory', db: new Map() });
   const shared = options.redis ? ratelimit({ ...common, driver: 'redis', db: options.redis }) : undefined;
-  const redis = options.redis;
 
   return async function routeLimit(ctx: Context, next: Next) {
     const identity = ctx.state.identity as Identity | undefined;
@@ -102,17 +107,15 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
       toDeltaReset(ctx);
       return next();
     };
-    if (shared && redisReady(redis)) {
+    if (shared && breaker.usable()) {
       try {
         await shared(ctx, proceed);
-        fallback.recovered();
+        breaker.succeeded();
         return refuseIfLimited(ctx, max);
       } catch (err) {
         if (admitted) throw err;
-        fallback.failed(err);
+        breaker.failed(err);
       }
-    } else if (shared) {
-      fallback.failed(new Error('not connected'));
     }
     await memory(ctx, proceed);
     refuseIfLimited(ctx, max);
@@ -158,20 +161,18 @@ export function createWriteLimiter(options: LimitOptions = {}): WriteLimiter {
   const namespace = options.namespace ?? 'pds:limit:write';
   const redis = options.redis;
   const db = new Map();
-  const fallback = fallbackReporter(options.log ?? console, `write limit (${max}/min)`);
+  const breaker = redisBreaker(redis, options, `write limit (${max}/min)`);
   return {
     async consume(identity) {
       const id = identity.userId;
       let limit: { remaining: number; reset: number } | undefined;
-      if (redisReady(redis)) {
+      if (redis && breaker.usable()) {
         try {
           limit = await new RedisLimiter({ id, db: redis, max, duration, namespace }).get();
-          fallback.recovered();
+          breaker.succeeded();
         } catch (err) {
-          fallback.failed(err);
+          breaker.failed(err);
         }
-      } else if (redis) {
-        fallback.failed(new Error('not connected'));
       }
       limit ??= await new MemoryLimiter({ id, db, max, duration, namespace }).get();
       if (limit.remaining > 0) return;
@@ -185,16 +186,36 @@ export function createWriteLimiter(options: LimitOptions = {}): WriteLimiter {
   };
 }
 
-/** Logs the switch to memory once per outage and the switch back once. */
-function fallbackReporter(log: Logger, what: string) {
+/**
+ * Whether to ask Redis now: it is connected and has not failed in the last {@link REDIS_RETRY_MS}. Logs the switch
+ * to memory once per outage (warn) and the switch back once (info).
+ */
+function redisBreaker(redis: Redis | undefined, options: Pick<LimitOptions, 'log' | 'redisRetryMs'>, what: string) {
+  const log = options.log ?? console;
+  const retryMs = options.redisRetryMs ?? REDIS_RETRY_MS;
   let degraded = false;
+  let retryAt = 0;
+  const degrade = (reason: string) => {
+    if (degraded) return;
+    degraded = true;
+    log.warn(`${what}: redis unavailable (${reason}); enforcing per-process memory limits until it returns`);
+  };
   return {
-    failed(err: unknown) {
-      if (degraded) return;
-      degraded = true;
-      log.warn(`${what}: redis unavailable (${(err as Error).message}); enforcing per-process memory limits until it returns`);
+    usable(): boolean {
+      if (!redis) return false;
+      // Disconnected: known without asking, and usable again as soon as ioredis has reconnected.
+      if (redis.status !== 'ready') {
+        degrade(`connection ${redis.status}`);
+        return false;
+      }
+      return Date.now() >= retryAt;
     },
-    recovered() {
+    /** A command failed (timeout, connection lost mid-call): skip Redis for a while so requests do not each wait. */
+    failed(err: unknown) {
+      retryAt = Date.now() + retryMs;
+      degrade((err as Error).message);
+    },
+    succeeded() {
       if (!degraded) return;
       degraded = false;
       log.info(`${what}: redis answers again; limits are shared across replicas again`);

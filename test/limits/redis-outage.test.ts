@@ -1,0 +1,146 @@
+/**
+ * The documented Redis-outage policy (rest/ratelimit.ts): limits fail open to per-process memory, nothing waits on
+ * Redis, the switch is logged once each way; single-use markers fail closed (503). Uses its own redis-server so the
+ * shared one keeps running for the other suites.
+ */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import Koa from 'koa';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis } from '../../adapters/redis/connect.js';
+import { redisOnceStore } from '../../adapters/redis/once.js';
+import type { Identity } from '../../auth/identity.js';
+import { errorMiddleware } from '../../rest/errors.js';
+import { createRouteLimit, createWriteLimiter } from '../../rest/ratelimit.js';
+import { startRedisServer, type RedisServer } from '../fixtures/redis-server.js';
+import { burst, closeAgents, send } from './http.js';
+
+function recorder() {
+  const lines: { level: 'info' | 'warn'; message: string }[] = [];
+  return {
+    lines,
+    info: (message: string) => void lines.push({ level: 'info', message }),
+    warn: (message: string) => void lines.push({ level: 'warn', message }),
+    count: (level: 'info' | 'warn', pattern: RegExp) => lines.filter((l) => l.level === level && pattern.test(l.message)).length,
+  };
+}
+
+const who = (userId: string): Identity => ({ userId, groups: [], admin: false, tokenKind: 'pat' });
+const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+const timed = async <T>(work: () => Promise<T>) => {
+  const start = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - start };
+};
+
+let server: RedisServer;
+let redis: Redis;
+let http: Server;
+const log = recorder();
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  redis = await connectRedis(server.url, { log });
+});
+afterAll(async () => {
+  closeAgents();
+  http?.close();
+  redis.disconnect();
+  server.resume();
+  await server.stop();
+});
+
+describe('Redis stops mid-run', () => {
+  it('limits keep answering at once from memory, the switch is logged once each way, and Redis takes over again', async () => {
+    const namespace = `outage:${randomUUID()}`;
+    const writes = createWriteLimiter({ redis, namespace: `${namespace}:w`, log, redisRetryMs: 200 });
+    const app = new Koa();
+    app.use(errorMiddleware(() => {}));
+    app.use((ctx, next) => {
+      ctx.state.identity = who(ctx.get('x-user'));
+      return next();
+    });
+    app.use(createRouteLimit({ redis, trustProxy: false, namespace: `${namespace}:r`, log, redisRetryMs: 200 }));
+    app.use((ctx) => {
+      ctx.body = { ok: true };
+    });
+    http = app.listen(0, '127.0.0.1');
+    await once(http, 'listening');
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/api/v1/operations`;
+    const get = () => send(url, { from: '127.0.0.2', headers: { 'x-user': 'alice' } });
+
+    // Healthy: 10 requests and 5 writes are counted in Redis.
+    await burst(10, get);
+    for (let i = 0; i < 5; i++) await writes.consume(who('alice'));
+    expect(await redis.zcard(`${namespace}:r:alice`)).toBe(10);
+
+    await server.stop();
+    await until(() => redis.status !== 'ready');
+
+    // Down: every request is answered at once, from per-process memory, which enforces the same numbers.
+    const replies = await Promise.all(Array.from({ length: 50 }, () => timed(get)));
+    expect(replies.every((r) => r.value.status === 200)).toBe(true);
+    expect(Math.max(...replies.map((r) => r.ms))).toBeLessThan(250);
+    expect(replies.at(-1)!.value.headers['ratelimit-limit']).toBe('300');
+    for (let i = 0; i < 20; i++) await writes.consume(who('alice'));
+    const { value: refused, ms } = await timed(() => writes.consume(who('alice')).then(() => undefined, (e: unknown) => e));
+    expect(refused).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(ms).toBeLessThan(100);
+    expect(log.count('warn', /^route limit \(300\/min\): redis unavailable/)).toBe(1);
+    expect(log.count('warn', /^write limit \(20\/min\): redis unavailable/)).toBe(1);
+    expect(log.count('warn', /^redis redis:\/\/127\.0\.0\.1:\d+\/? unreachable/)).toBe(1);
+
+    // Back: ioredis reconnects on its own; the next requests use Redis again (the shared window kept nothing while
+    // it was down: a fresh server has no data), and the recovery is logged once.
+    await server.restart();
+    await until(() => redis.status === 'ready');
+    await burst(3, get);
+    expect(await redis.zcard(`${namespace}:r:alice`)).toBe(3);
+    await writes.consume(who('alice'));
+    expect(log.count('info', /^route limit \(300\/min\): redis answers again/)).toBe(1);
+    expect(log.count('info', /^write limit \(20\/min\): redis answers again/)).toBe(1);
+    expect(log.count('info', /reachable again/)).toBe(1);
+    expect(log.count('warn', /unavailable|unreachable/)).toBe(3);
+  });
+
+  it('single-use markers fail closed while Redis is away: 503, at once', async () => {
+    const store = redisOnceStore(redis, `once:${randomUUID()}:`);
+    expect(await store.claim('nonce-1', 60)).toBe(true);
+    expect(await store.claim('nonce-1', 60)).toBe(false);
+    await server.stop();
+    await until(() => redis.status !== 'ready');
+    const { value: err, ms } = await timed(() => store.claim('nonce-2', 60).then(() => undefined, (e: unknown) => e));
+    expect(err).toMatchObject({ code: 'UNAVAILABLE', status: 503 });
+    expect(ms).toBeLessThan(100);
+    await server.restart();
+    await until(() => redis.status === 'ready');
+    expect(await store.claim('nonce-2', 60)).toBe(true);
+  });
+});
+
+describe('Redis stalls (connection open, no answers)', () => {
+  it('a request waits at most the command timeout once, then memory answers without waiting', async () => {
+    await until(() => redis.status === 'ready');
+    const writes = createWriteLimiter({ redis, namespace: `stall:${randomUUID()}`, log, redisRetryMs: 60_000 });
+    await writes.consume(who('bob'));
+    server.pause();
+    try {
+      const first = await timed(() => writes.consume(who('bob')));
+      expect(first.ms).toBeGreaterThan(300);
+      expect(first.ms).toBeLessThan(1500);
+      const next = await timed(() => writes.consume(who('bob')));
+      expect(next.ms).toBeLessThan(50);
+    } finally {
+      server.resume();
+    }
+  });
+});
