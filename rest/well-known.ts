@@ -4,7 +4,7 @@
  * protected resource, which authorization server issues its tokens, and how to present them. Every 401 points here
  * through `WWW-Authenticate: Bearer …, resource_metadata="…"` (`auth/authenticate.ts`).
  */
-import type { Context, Middleware, Next } from 'koa';
+import Router from '@koa/router';
 import type { Config } from '../config.js';
 
 /** The RFC 9728 §2 fields pds publishes. */
@@ -42,21 +42,20 @@ export function protectedResourceMetadata(config: Pick<Config, 'baseUrl' | 'auth
 }
 
 /**
- * Koa middleware answering `GET`/`HEAD` on both metadata paths without authentication; other requests pass through.
- * Public, cacheable for an hour, and readable cross-origin (browser-based MCP clients fetch it).
- * @example app.use(wellKnown(config));
+ * A router answering `GET`/`HEAD` on both metadata paths, without authentication (pass it to `createRestApp` as a
+ * public route). Cacheable for an hour and readable cross-origin (browser-based MCP clients fetch it).
+ * @example createRestApp({ …, publicRoutes: [wellKnownRouter(config)] });
  */
-export function wellKnown(config: Pick<Config, 'baseUrl' | 'authUrl'>): Middleware {
-  const documents = new Map([
-    [PROTECTED_RESOURCE_PATH, JSON.stringify(protectedResourceMetadata(config))],
-    [`${PROTECTED_RESOURCE_PATH}/mcp`, JSON.stringify(protectedResourceMetadata(config, '/mcp'))],
-  ]);
-  return async function wellKnownMetadata(ctx: Context, next: Next) {
-    const body = documents.get(ctx.path);
-    if (body === undefined || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.type = 'application/json';
-    ctx.body = body;
-  };
+export function wellKnownRouter(config: Pick<Config, 'baseUrl' | 'authUrl'>): Router {
+  const router = new Router();
+  for (const resourcePath of ['', '/mcp']) {
+    const body = JSON.stringify(protectedResourceMetadata(config, resourcePath));
+    router.get(PROTECTED_RESOURCE_PATH + resourcePath, (ctx) => {
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.type = 'application/json';
+      ctx.body = body;
+    });
+  }
+  return router;
 }

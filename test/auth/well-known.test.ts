@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
-import { protectedResourceMetadata, wellKnown } from '../../rest/well-known.js';
+import { protectedResourceMetadata, wellKnownRouter } from '../../rest/well-known.js';
 
 describe('RFC 9728 protected resource metadata', () => {
   it('names Dex as the authorization server when configured', () => {
@@ -24,7 +24,7 @@ describe('RFC 9728 protected resource metadata', () => {
   });
 
   it('is served without authentication at both well-known paths', async () => {
-    const app = new Koa().use(wellKnown({ baseUrl: 'http://pds.test', authUrl: 'http://dex.test' })).use((ctx) => {
+    const app = new Koa().use(wellKnownRouter({ baseUrl: 'http://pds.test', authUrl: 'http://dex.test' }).routes()).use((ctx) => {
       ctx.status = 418;
     });
     const server = app.listen(0, '127.0.0.1');
