@@ -13,7 +13,7 @@ import { loadOrCreateSecret } from './auth/self-issued.js';
 import type { Config } from './config.js';
 import { createRestApp } from './rest/app.js';
 import type { WriteLimiter } from './tools/define.js';
-import { toolsFor } from './tools/registry.js';
+import { checkedTools } from './tools/registry.js';
 
 /** A listening pds. */
 export interface RunningServer {
@@ -64,7 +64,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     void platform.audit.settle(run.name, run.phase, run.message).catch(overrides.log ?? console.error);
   });
   const app = createRestApp({
-    tools: toolsFor({ readOnly: config.readOnly }),
+    tools: checkedTools(),
     invokeDeps: { platform, config, confirmSecret: secret, writeLimiter: overrides.writeLimiter },
     authenticator: overrides.authenticator ?? createAuthenticator(config, secret),
     routeLimit: overrides.routeLimit,

@@ -19,7 +19,7 @@ import { toolRouter } from './routes.js';
 
 /** Everything the app needs; built by the composition root (`server.ts`). */
 export interface RestAppOptions {
-  /** The tools to serve (already filtered for read-only mode). */
+  /** The tools to serve. In read-only mode invoke() refuses write tools (403) and MCP does not list them. */
   tools: readonly AnyTool[];
   invokeDeps: InvokeDeps;
   authenticator: Authenticator;
@@ -74,7 +74,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   const mcp = new Router();
   mcp.post('/mcp', async (ctx) => {
     const identity = ctx.state.identity as Identity;
-    const server = createMcpServer(tools, (tool, args) => runTool(tool, args, identity));
+    const server = createMcpServer(tools, (tool, args) => runTool(tool, args, identity), { readOnly: invokeDeps.config.readOnly });
     ctx.respond = false;
     await handleMcpHttpRequest(server, ctx.req, ctx.res, ctx.request.body);
   });

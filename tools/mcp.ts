@@ -61,13 +61,22 @@ export function errorResult(err: unknown, log: (err: unknown) => void = console.
   return { isError: true, content: [{ type: 'text', text: 'internal error' }] };
 }
 
+const readTools = new WeakMap<readonly AnyTool[], AnyTool[]>();
+/** The `read` tools of a set, computed once per set (so its listing is cached too). */
+function readOnlyView(tools: readonly AnyTool[]): AnyTool[] {
+  let view = readTools.get(tools);
+  if (!view) readTools.set(tools, (view = tools.filter((t) => t.kind === 'read')));
+  return view;
+}
+
 /**
  * An MCP server (one per connection or, for stateless HTTP, per request) that lists `tools` and calls them through
- * `call`. Cheap to construct: no schema work happens here.
+ * `call`. With `readOnly`, write tools are not listed; a call to one still reaches `call`, whose invoke() refuses it
+ * with the read-only message. Cheap to construct: no schema work happens here.
  */
-export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller): Server {
+export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, options: { readOnly?: boolean } = {}): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const listing = toolListing(tools);
+  const listing = toolListing(options.readOnly ? readOnlyView(tools) : tools);
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {

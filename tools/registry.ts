@@ -23,11 +23,11 @@ export const allTools: readonly AnyTool[] = [
 ];
 
 /**
- * The tools a server exposes: all of them, or only `read` tools in read-only mode (issue 2 §9: `PDS_READ_ONLY=true`
- * hides and refuses every write tool).
- * @throws TypeError at start-up when two tools share a name or a REST route (misuse fails fast).
+ * Check an inventory at start-up and return it.
+ * @throws TypeError when a name is not `platform_<verb>_<noun>` or two tools share a name or a REST route (misuse
+ *   fails fast, before the first request).
  */
-export function toolsFor(options: { readOnly: boolean }, tools: readonly AnyTool[] = allTools): AnyTool[] {
+export function checkedTools(tools: readonly AnyTool[] = allTools): readonly AnyTool[] {
   const names = new Set<string>();
   const routes = new Set<string>();
   for (const tool of tools) {
@@ -40,5 +40,5 @@ export function toolsFor(options: { readOnly: boolean }, tools: readonly AnyTool
       routes.add(route);
     }
   }
-  return options.readOnly ? tools.filter((t) => t.kind === 'read') : [...tools];
+  return tools;
 }

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config.js';
 import { createMcpServer, serveMcpStdio } from '../../tools/mcp.js';
-import { toolsFor } from '../../tools/registry.js';
+import { checkedTools } from '../../tools/registry.js';
 import { createRestToolCaller } from '../../tools/remote.js';
 
 export const summary = 'serve the MCP tools over stdio, calling the pds at PDS_BASE_URL with PDS_TOKEN';
@@ -24,7 +24,9 @@ export async function run(argv: string[]): Promise<number> {
     console.error('pds mcp: set PDS_TOKEN to a bearer token (e.g. PDS_TOKEN=$(npx pds token --user <you>))');
     return 2;
   }
-  const server = createMcpServer(toolsFor({ readOnly: config.readOnly }), createRestToolCaller(config.baseUrl, config.token));
+  const server = createMcpServer(checkedTools(), createRestToolCaller(config.baseUrl, config.token), {
+    readOnly: config.readOnly,
+  });
   // stdout carries the protocol: anything we say goes to stderr.
   console.error(`pds mcp: serving over stdio; tool calls go to ${config.baseUrl}`);
   await serveMcpStdio(server);

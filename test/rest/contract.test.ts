@@ -1,0 +1,127 @@
+/**
+ * The published contract: the OpenAPI document validates and covers every REST-bound tool; every tool's MCP listing
+ * (name, annotations, input and output JSON Schema) is snapshotted, so a renamed field shows up as a diff in review.
+ */
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allTools } from '../../tools/registry.js';
+import { toolListing } from '../../tools/mcp.js';
+import { openApiYaml } from '../../rest/openapi.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let pds: TestServer;
+beforeAll(async () => {
+  pds = await startTestServer();
+});
+afterAll(() => pds.stop());
+
+describe('OpenAPI', () => {
+  it('serves an OpenAPI 3.0 document that validates and lists every REST route', async () => {
+    const res = await fetch(`${pds.url}/openapi.yaml`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/yaml/);
+    const doc = parse(await res.text());
+    expect(doc.openapi).toMatch(/^3\.0\./);
+    await SwaggerParser.validate(structuredClone(doc));
+    for (const tool of allTools.filter((t) => t.rest)) {
+      const op = doc.paths[tool.rest!.path]?.[tool.rest!.method.toLowerCase()];
+      expect(op, `${tool.rest!.method} ${tool.rest!.path}`).toBeDefined();
+      expect(op.operationId).toBe(tool.name);
+      expect(op.responses['200']).toBeDefined();
+    }
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    // The SPEC paths all exist.
+    for (const path of [
+      '/healthz', '/readyz', '/api/v1/tenants', '/api/v1/tenants/{name}', '/api/v1/services', '/api/v1/services/{team}/{app}',
+      '/api/v1/status/{team}/{app}', '/api/v1/logs/{team}/{app}', '/api/v1/resources/{tenant}', '/api/v1/workflows/{name}',
+      '/api/v1/audit', '/api/v1/repos', '/api/v1/repos/sync', '/api/v1/operations', '/api/v1/operations/{name}',
+      '/api/v1/operations/{name}/execute', '/mcp',
+    ]) {
+      expect(doc.paths, path).toHaveProperty([path]);
+    }
+    const logs = doc.paths['/api/v1/logs/{team}/{app}'].get.parameters;
+    expect(logs.find((p: any) => p.name === 'lines')).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', maximum: 1000, default: 100 } });
+    expect(doc.servers).toEqual([{ url: pds.config.baseUrl }]);
+    await expect(openApiYaml(allTools, 'http://localhost:8080')).toMatchFileSnapshot('__snapshots__/openapi.yaml');
+  });
+
+  it('serves interactive docs from local assets, no CDN', async () => {
+    const page = await fetch(`${pds.url}/docs`);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const src of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
+      const asset = await fetch(pds.url + src[1]);
+      expect(asset.status, src[1]).toBe(200);
+      await asset.arrayBuffer();
+    }
+  });
+});
+
+describe('MCP tool listing', () => {
+  it('lists every tool with title, description, object schemas and annotations; snapshot of the published schemas', async () => {
+    const client = new Client({ name: 'contract', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${pds.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${await pds.token('alice')}` } },
+      }),
+    );
+    const { tools } = await client.listTools();
+    await client.close();
+    expect(tools.map((t) => t.name).sort()).toEqual(allTools.map((t) => t.name).sort());
+    for (const tool of tools) {
+      expect(tool.name).toMatch(/^platform_[a-z]+(_[a-z]+)+$/);
+      expect(tool.title).toBeTruthy();
+      expect(tool.description!.length).toBeGreaterThan(60);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(typeof tool.annotations?.readOnlyHint).toBe('boolean');
+      expect(typeof tool.annotations?.openWorldHint).toBe('boolean');
+      for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        expect((schema as any).description, `${tool.name}.${field}`).toBeTruthy();
+      }
+    }
+    const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
+    expect(destructive).toEqual(expect.arrayContaining(['platform_retire_service', 'platform_delete_tenant']));
+    expect(tools.find((t) => t.name === 'platform_deploy_service')!.annotations?.destructiveHint).toBe(false);
+    await expect(JSON.stringify(toolListing(allTools), null, 2)).toMatchFileSnapshot('__snapshots__/tools.json');
+  });
+
+  it('operation tools use the operation parameter names, read tools the REST parameter names', () => {
+    const byName = Object.fromEntries(toolListing(allTools).map((t) => [t.name, t]));
+    expect(Object.keys(byName.platform_get_logs!.inputSchema.properties!)).toEqual(['team', 'app', 'lines', 'since']);
+    expect(Object.keys(byName.platform_deploy_service!.inputSchema.properties!)).toEqual([
+      'action', 'team_name', 'component_name', 'git_tag', 'dockerfile_repo', 'dockerfile_path', 'env_vars', 'port',
+      'service_template', 'health_check_path',
+    ]);
+  });
+});
+
+describe('read-only mode', () => {
+  it('hides write tools from MCP and refuses writes over REST', async () => {
+    const ro = await startTestServer({ PDS_READ_ONLY: 'true' });
+    try {
+      const client = new Client({ name: 'ro', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${ro.url}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${await ro.token('root')}` } },
+        }),
+      );
+      const { tools } = await client.listTools();
+      const call = await client.callTool({ name: 'platform_deploy_service', arguments: {} });
+      await client.close();
+      expect(tools.length).toBeGreaterThan(5);
+      expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+      expect(call.isError).toBe(true);
+      const res = await ro.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'acme' });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatch(/read-only/);
+      expect((await ro.api('root', 'GET', '/api/v1/operations')).status).toBe(200);
+    } finally {
+      await ro.stop();
+    }
+  });
+});
