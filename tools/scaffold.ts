@@ -43,7 +43,7 @@ const ScaffoldInput = z.object({
   ),
   template: TemplateId.optional().describe('Template to use instead of detection, e.g. "static"; needed when several fit'),
   pattern: PatternId.default('continuous').describe(
-    'Deploy trigger: "continuous" (push to main deploys), "tag" (tag X.Y.Z deploys), "manual" (workflow_dispatch), "hybrid" (main validates, tags deploy)',
+    'Deploy trigger: "continuous" (push to main deploys), "tag" (tag X.Y.Z deploys), "manual" (workflow_dispatch), "hybrid" (main validates, tags deploy), e.g. "tag"',
   ),
   health_check_path: z
     .string()
@@ -57,7 +57,7 @@ const ScaffoldInput = z.object({
     .max(200)
     .optional()
     .describe(
-      'What the image starts, when detection guessed wrong: JS entry script ("src/server.js"), Python "<module>:<app>" ("app.main:app"), Go package ("./cmd/api") or static output directory ("build")',
+      'What the image starts, when detection guessed wrong: JS entry script, Python "<module>:<app>", Go package or static output directory, e.g. "src/server.js", "app.main:app", "./cmd/api", "build"',
     ),
   base_url: z
     .url()

@@ -1,0 +1,108 @@
+/** `pds scaffold` on a local checkout: dry run, --write, no overwrite without --force, exit codes. */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const PDS = path.resolve('bin/pds.js');
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+});
+
+function checkout(files: Record<string, string>, name = 'shop-api'): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'pds-cli-'));
+  dirs.push(root);
+  const dir = path.join(root, name);
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    writeFileSync(path.join(dir, p), text);
+  }
+  return dir;
+}
+
+async function pds(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await exec('node', [PDS, 'scaffold', ...args], { env: { ...process.env, PDS_BASE_URL: '', ...env } });
+    return { code: 0, ...r };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const EXPRESS = { 'package.json': JSON.stringify({ name: '@acme/shop', scripts: { start: 'node app.js' } }), 'app.js': '', 'node_modules/x/package.json': '{}' };
+
+describe('pds scaffold', () => {
+  it('shows the plan and writes nothing without --write', async () => {
+    const dir = checkout(EXPRESS);
+    const r = await pds([dir, '--team', 'acme'], { PDS_BASE_URL: 'https://pds.example.com' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Template: {2}JavaScript server \(javascript\)/);
+    expect(r.stdout).toContain('----- Dockerfile');
+    expect(r.stdout).toContain('CMD ["node", "app.js"]');
+    expect(r.stdout).toContain('PDS_BASE_URL: "https://pds.example.com"');
+    expect(r.stdout).toContain('"component_name":"shop"');
+    expect(r.stdout).toContain('Dry run: nothing written');
+    expect(existsSync(path.join(dir, 'Dockerfile'))).toBe(false);
+  });
+
+  it('--write adds the files; a second --write keeps them; --force replaces them', async () => {
+    const dir = checkout(EXPRESS);
+    const first = await pds([dir, '--team', 'acme', '--base-url', 'https://pds.example.com', '--write', '--pattern', 'tag']);
+    expect(first.code, first.stderr).toBe(0);
+    for (const f of ['Dockerfile', '.dockerignore', '.github/workflows/ci.yml']) expect(first.stdout).toContain(`wrote    ${f}`);
+    expect(readFileSync(path.join(dir, '.github/workflows/ci.yml'), 'utf8')).toContain("tags: ['*.*.*']");
+
+    writeFileSync(path.join(dir, 'Dockerfile'), 'FROM scratch\n');
+    const second = await pds([dir, '--team', 'acme', '--base-url', 'https://pds.example.com', '--write']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('skipped  Dockerfile (exists; --force replaces it)');
+    expect(readFileSync(path.join(dir, 'Dockerfile'), 'utf8')).toBe('FROM scratch\n');
+    expect(readFileSync(path.join(dir, '.github/workflows/ci.yml'), 'utf8')).toContain("tags: ['*.*.*']");
+
+    const third = await pds([dir, '--team', 'acme', '--base-url', 'https://pds.example.com', '--write', '--force']);
+    expect(third.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'Dockerfile'), 'utf8')).toMatch(/^# syntax=docker\/dockerfile:1/);
+    expect(readFileSync(path.join(dir, '.github/workflows/ci.yml'), 'utf8')).toContain('branches: [main]');
+  });
+
+  it('defaults the component to the directory name when no manifest names it', async () => {
+    const dir = checkout({ 'go.mod': 'go 1.22\n', 'main.go': 'package main\n' }, 'Inventory_Svc');
+    const r = await pds([dir, '--team', 'acme', '--base-url', 'https://pds.example.com', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout);
+    expect(plan.template).toBe('go');
+    expect(plan.onboarding).toEqual({ action: 'onboard', team_name: 'acme', component_name: 'inventory-svc', git_tag: '0.1.0', port: '8080', service_template: 'default' });
+  });
+
+  it('exits 1 with a clear message when no template fits', async () => {
+    const dir = checkout({ 'README.md': '# hi\n' });
+    const r = await pds([dir, '--team', 'acme', '--base-url', 'https://pds.example.com', '--write']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^pds scaffold: No template fits this repository/);
+    expect(r.stderr).toContain('--template <id>');
+    expect(existsSync(path.join(dir, 'Dockerfile'))).toBe(false);
+  });
+
+  it('exits 1 when several fit, and --template chooses', async () => {
+    const dir = checkout({ 'go.mod': 'go 1.22\n', 'requirements.txt': '' });
+    expect((await pds([dir, '--team', 'acme', '--base-url', 'https://pds.example.com'])).code).toBe(1);
+    const r = await pds([dir, '--team', 'acme', '--base-url', 'https://pds.example.com', '--template', 'python', '--component', 'api']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('python');
+  });
+
+  it('exits 2 on usage errors: no --team, no base URL, unknown pattern', async () => {
+    const dir = checkout(EXPRESS);
+    expect((await pds([dir, '--base-url', 'https://pds.example.com'])).stderr).toContain('--team is required');
+    const noBase = await pds([dir, '--team', 'acme']);
+    expect(noBase.code).toBe(2);
+    expect(noBase.stderr).toContain('PDS_BASE_URL');
+    expect((await pds([dir, '--team', 'acme', '--base-url', 'https://x.example', '--pattern', 'weekly'])).code).toBe(2);
+    expect((await pds([dir, '--team', 'acme', '--bogus'])).code).toBe(2);
+  });
+});
