@@ -107,17 +107,18 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
       toDeltaReset(ctx);
       return next();
     };
+    let counted = false;
     if (shared && breaker.usable()) {
       try {
         await shared(ctx, proceed);
+        counted = true;
         breaker.succeeded();
-        return refuseIfLimited(ctx, max);
       } catch (err) {
         if (admitted) throw err;
         breaker.failed(err);
       }
     }
-    await memory(ctx, proceed);
+    if (!counted) await memory(ctx, proceed);
     refuseIfLimited(ctx, max);
   };
 }

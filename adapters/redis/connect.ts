@@ -54,7 +54,8 @@ export async function connectRedis(url: string, options: RedisConnectOptions = {
   };
   // An 'error' listener is required: without one ioredis prints every failed reconnect attempt.
   client.on('error', (err: Error) => wentDown(err.message));
-  client.on('close', () => wentDown('connection closed'));
+  // A deliberate disconnect() ends in status 'end' right after 'close': not an outage.
+  client.on('close', () => setImmediate(() => client.status !== 'end' && wentDown('connection closed')));
   client.on('ready', () => {
     if (!down) return;
     down = false;

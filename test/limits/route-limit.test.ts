@@ -10,7 +10,8 @@ import { errorMiddleware } from '../../rest/errors.js';
 import { createRouteLimit, clientAddress } from '../../rest/ratelimit.js';
 import { burst, closeAgents, send } from './http.js';
 
-const quiet = { info: () => {}, warn: () => {} };
+const warnings: string[] = [];
+const quiet = { info: () => {}, warn: (m: string) => void warnings.push(m) };
 const servers: Server[] = [];
 let redis: Redis;
 
@@ -37,6 +38,8 @@ beforeAll(async () => {
   redis = await connectRedis(inject('redisUrl'), { log: quiet });
 });
 afterAll(async () => {
+  // Refusals are not Redis failures: nothing here may have fallen back to memory.
+  expect(warnings).toEqual([]);
   closeAgents();
   for (const s of servers) s.close();
   redis.disconnect();
