@@ -8,10 +8,13 @@ import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { Platform } from './adapters/ports.js';
 import { createSandboxPlatform } from './adapters/sandbox/index.js';
+import { connectRedis } from './adapters/redis/connect.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { loadOrCreateSecret } from './auth/self-issued.js';
 import type { Config } from './config.js';
 import { createRestApp } from './rest/app.js';
+import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
+import { wellKnownRouter } from './rest/well-known.js';
 import type { WriteLimiter } from './tools/define.js';
 import { checkedTools } from './tools/registry.js';
 
@@ -63,12 +66,19 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   platform.workflows.onSettled((run) => {
     void platform.audit.settle(run.name, run.phase, run.message).catch(overrides.log ?? console.error);
   });
+  // Shared limits and PAT cache when REDIS_URL is set; never waits on an unreachable Redis (rest/ratelimit.ts policy).
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const app = createRestApp({
     tools: checkedTools(),
-    invokeDeps: { platform, config, confirmSecret: secret, writeLimiter: overrides.writeLimiter },
-    authenticator: overrides.authenticator ?? createAuthenticator(config, secret),
-    routeLimit: overrides.routeLimit,
-    publicRoutes: overrides.publicRoutes,
+    invokeDeps: {
+      platform,
+      config,
+      confirmSecret: secret,
+      writeLimiter: overrides.writeLimiter ?? createWriteLimiter({ redis }),
+    },
+    authenticator: overrides.authenticator ?? createAuthenticator(config, secret, { redis }),
+    routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy }),
+    publicRoutes: [wellKnownRouter(config), ...(overrides.publicRoutes ?? [])],
     log: overrides.log,
   });
   const http = app.listen(config.port, config.host);
@@ -86,6 +96,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
         http.closeAllConnections();
       });
       await platform.close();
+      redis?.disconnect();
     },
   };
 }
