@@ -33,7 +33,8 @@ export function sandboxAuditStore(store: StateStore): AuditStore {
 
     /** Move the entry of `workflowName` to `status` with `message`; unknown names are ignored. */
     async settle(workflowName: string, status: AuditStatus, message: string): Promise<void> {
-      if (!store.latest.audit.some((e) => e.workflowName === workflowName)) return;
+      const current = findLast(store.latest.audit, workflowName);
+      if (!current || (current.status === status && current.message === message)) return; // nothing to write
       await store.mutate((draft) => {
         const entry = findLast(draft.audit, workflowName);
         if (entry) Object.assign(entry, { status, message });

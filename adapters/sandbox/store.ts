@@ -16,7 +16,7 @@ import { emptyState, SandboxState } from './state.js';
 
 const STATE_FILE = 'state.json';
 const LOCK_FILE = 'lock';
-/** Temp files are `<target>.<random>.tmp`; any left behind by a crash are removed at open. */
+/** Temp files are `<target>.<12 hex digits>.tmp`; any left behind by a crash are removed at open. */
 const TEMP_SUFFIX = '.tmp';
 
 /** Data directories opened by this process, so a second open in the same process is refused too. */
@@ -200,9 +200,12 @@ async function loadState(file: string): Promise<SandboxState> {
   return parsed.data;
 }
 
+/** Only temp files of {@link writeFileAtomic}: others in the directory (e.g. the JWT secret's) are not ours to remove. */
+const OUR_TEMP_FILE = /^.+\.[0-9a-f]{12}\.tmp$/;
+
 async function removeTempFiles(dir: string): Promise<void> {
   for (const name of await readdir(dir)) {
-    if (name.endsWith(TEMP_SUFFIX)) await rm(path.join(dir, name), { force: true });
+    if (OUR_TEMP_FILE.test(name)) await rm(path.join(dir, name), { force: true });
   }
 }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { execute, ONBOARD, openSandbox, run, settled, tempDir, waitFor } from './helpers.js';
 
 describe('sandbox workflows', () => {
@@ -172,6 +172,7 @@ describe('sandbox workflows', () => {
 
   it('calls every onSettled listener once per workflow, and settles an audit entry appended after the workflow ended', async () => {
     const platform = await openSandbox(await tempDir(), { stepMs: 0 });
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const seen: string[] = [];
     platform.workflows.onSettled((r) => seen.push(`${r.name}:${r.phase}`));
     platform.workflows.onSettled(() => {
@@ -186,6 +187,8 @@ describe('sandbox workflows', () => {
     expect(await platform.audit.get('wf-late')).toMatchObject({ status: 'succeeded', message: 'tenant acme created' });
     await new Promise((r) => setTimeout(r, 20));
     expect(seen).toEqual(['wf-late:succeeded']);
+    expect(logged).toHaveBeenCalledWith('sandbox: onSettled listener failed for wf-late', expect.any(Error));
+    logged.mockRestore();
     await expect(
       platform.workflows.submit({ name: 'wf-late', operation: 'create-tenant', workflowTemplate: 'create-tenant', parameters: {}, userId: 'a' }),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
