@@ -7,6 +7,7 @@ import { logTools } from './logs.js';
 import { operationsTools } from './operations.js';
 import { repoTools } from './repos.js';
 import { resourceTools } from './resources.js';
+import { scaffoldTools } from './scaffold.js';
 import { serviceTools } from './services.js';
 import { tenantTools } from './tenants.js';
 import { workflowTools } from './workflows.js';
@@ -20,6 +21,7 @@ export const allTools: readonly AnyTool[] = [
   ...workflowTools,
   ...repoTools,
   ...operationsTools,
+  ...scaffoldTools,
 ];
 
 /**
