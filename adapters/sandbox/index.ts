@@ -65,7 +65,8 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   try {
     journal = await LogJournal.open(path.join(store.dataDir, 'logs.jsonl'), {
       maxPerKey: options.maxLogLinesPerService,
-      keep: (team, app) => (app === '' ? team in store.state.tenants : serviceKey(team, app) in store.state.services),
+      // `latest`: lines are appended in the same turn as the change that creates their service, before it is on disk.
+      keep: (team, app) => (app === '' ? team in store.latest.tenants : serviceKey(team, app) in store.latest.services),
     });
     await store.mutate((draft) => dropExpiredClaims(draft, now().getTime()));
   } catch (err) {

@@ -66,9 +66,10 @@ export class LogJournal {
     return journal;
   }
 
-  /** Lines of one service (or of a tenant, with `app` = ""), oldest first. Do not modify. */
+  /** The newest `maxPerKey` lines of one service (or of a tenant, with `app` = ""), oldest first. Do not modify. */
   read(team: string, app: string): readonly JournalLine[] {
-    return this.byKey.get(key(team, app)) ?? [];
+    const list = this.byKey.get(key(team, app)) ?? [];
+    return list.length > this.maxPerKey ? list.slice(-this.maxPerKey) : list;
   }
 
   /**
