@@ -14,7 +14,7 @@ export function sandboxAuditStore(store: StateStore): AuditStore {
     /**
      * Record the entry; resolves once it is on disk. When its workflow already settled (it ran before the entry was
      * appended), the entry is recorded with the workflow's final status and message, so it cannot stay `submitted`.
-     * @throws Conflict when an entry for the same workflow exists.
+     * @throws Conflict when an entry for the same workflow exists; Unavailable when it could not be written.
      */
     async append(entry: AuditEntry): Promise<void> {
       await store.mutate((draft) => {

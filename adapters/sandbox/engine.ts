@@ -149,7 +149,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     } catch (err) {
       if (err instanceof StateWriteError) {
         // The step is committed in memory; the next successful write persists it. Keep going.
-        console.error(`sandbox: ${err.message}`);
+        console.error(`sandbox: workflow ${name}: ${err.message}`, err.cause);
       } else {
         const message = failureMessage(err, record.steps[index]?.name ?? '?');
         await store

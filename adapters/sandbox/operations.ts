@@ -285,7 +285,7 @@ function onboard(p: Record<string, string>, env: OperationEnv): Plan {
           ctx.log(`rendered Deployment, Service and Ingress ${serviceHost(team, app, env.domain)} for ${team}/${app}`);
         },
       },
-      ...rolloutSteps(env, team, app, () => tag, healthPath, (ctx, service) => recordDeployed(ctx, service, tag)),
+      ...rolloutSteps(env, team, app, () => tag, healthPath, (_ctx, service) => recordDeployed(service, tag)),
     ],
     done: () => `onboarded ${team}/${app} and deployed ${tag} at https://${serviceHost(team, app, env.domain)}`,
   };
@@ -316,8 +316,8 @@ function deploy(p: Record<string, string>, state: Readonly<SandboxState>, env: O
         },
       },
       ...buildSteps(team, app, repo, tag, known?.dockerfilePath ?? 'Dockerfile', image),
-      ...rolloutSteps(env, team, app, () => tag, known?.healthCheckPath ?? '/healthz', (ctx, service) =>
-        recordDeployed(ctx, service, tag),
+      ...rolloutSteps(env, team, app, () => tag, known?.healthCheckPath ?? '/healthz', (_ctx, service) =>
+        recordDeployed(service, tag),
       ),
     ],
     done: () => `deployed ${team}/${app} ${tag}`,
@@ -400,8 +400,8 @@ function rollback(p: Record<string, string>, state: Readonly<SandboxState>, env:
           ctx.log(`rolling back ${team}/${app} from ${service.imageTag || 'nothing'} to ${tag}; image ${imageRef(env, team, app, tag)} is in the registry`);
         },
       },
-      ...rolloutSteps(env, team, app, () => tag, known?.healthCheckPath ?? '/healthz', (ctx, service) =>
-        recordDeployed(ctx, service, tag),
+      ...rolloutSteps(env, team, app, () => tag, known?.healthCheckPath ?? '/healthz', (_ctx, service) =>
+        recordDeployed(service, tag),
       ),
     ],
     done: () => `rolled back ${team}/${app} to ${tag}`,
@@ -561,7 +561,7 @@ function previewDeploy(p: Record<string, string>, state: Readonly<SandboxState>,
           ctx.log(`application ${team}-${name} created from ${team}-${base} with image tag ${tag}`);
         },
       },
-      ...rolloutSteps(env, team, name, () => tag, healthPath, (ctx, service) => recordDeployed(ctx, service, tag)),
+      ...rolloutSteps(env, team, name, () => tag, healthPath, (_ctx, service) => recordDeployed(service, tag)),
     ],
     done: (ctx) => {
       const preview = ctx.state.services[serviceKey(team, name)];
@@ -705,7 +705,8 @@ function startRollout(service: ServiceRecord, run: WorkflowRecord, message: stri
   service.activeWorkflow = run.name;
 }
 
-function recordDeployed(_ctx: StepContext, service: ServiceRecord, tag: string): string {
+/** A successful rollout of `tag`: the service now runs it, and may later roll back to it. */
+function recordDeployed(service: ServiceRecord, tag: string): string {
   service.imageTag = tag;
   if (!service.deployedTags.includes(tag)) service.deployedTags.push(tag);
   return `deployed ${tag}`;

@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Unavailable } from '../errors.js';
 import { emptyState, SandboxState } from './state.js';
 
 const STATE_FILE = 'state.json';
@@ -22,11 +23,15 @@ const TEMP_SUFFIX = '.tmp';
 /** Data directories opened by this process, so a second open in the same process is refused too. */
 const openDirs = new Set<string>();
 
-/** A state write failed (disk full, permissions, …). The change is kept in memory and the next write retries it. */
-export class StateWriteError extends Error {
+/**
+ * A state write failed (disk full, permissions, …): 503 to a caller, with the file and the system error as `cause`
+ * for the log. The change is kept in memory and the next write retries it.
+ */
+export class StateWriteError extends Unavailable {
   constructor(file: string, cause: unknown) {
-    super(`could not write sandbox state to ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.name = 'StateWriteError';
+    super('the sandbox could not write its state to disk; retry shortly', {
+      cause: new Error(`${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }),
+    });
   }
 }
 
@@ -127,10 +132,10 @@ export class StateStore {
    * Apply `change` to a copy of the state, make the copy current, and resolve once it is on disk.
    * @returns what `change` returned.
    * @throws whatever `change` throws (the state is then unchanged); {@link StateWriteError} when the write fails.
-   * @throws Error when the store is closed.
+   * @throws Unavailable when the store is closed (the sandbox is shutting down).
    */
   async mutate<T>(change: (draft: SandboxState) => T): Promise<T> {
-    if (this.closed) throw new Error('the sandbox state store is closed');
+    if (this.closed) throw new Unavailable('the sandbox is shutting down; retry once it is back');
     const draft = structuredClone(this.current);
     const result = change(draft);
     this.current = draft;
