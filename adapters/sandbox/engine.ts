@@ -12,7 +12,7 @@
 import { Conflict, isPlatformError, Unavailable, Upstream } from '../errors.js';
 import type { WorkflowEngine, WorkflowRun, WorkflowSubmission } from '../ports.js';
 import type { JournalLine, LogJournal } from './journal.js';
-import { planOperation, type OperationEnv, type Plan, type StepContext } from './operations.js';
+import { planOperation, type OperationEnv, type Plan, type StepContext } from './plan.js';
 import { serviceKey, type SandboxState, type WorkflowRecord } from './state.js';
 import { StateWriteError, type StateStore } from './store.js';
 

@@ -7,7 +7,7 @@
  * | `state.ts` | the persisted document (zod) |
  * | `store.ts` | atomic, serialized writes; directory lock |
  * | `journal.ts` | log lines (`logs.jsonl`, bounded per service) |
- * | `operations.ts` | the steps of each operation |
+ * | `plan.ts` | the plan (named steps) of each operation; `tenant-`, `service-`, `preview-operations.ts`, `steps.ts` |
  * | `engine.ts` | the workflow engine: runs steps, settles workflows and audit entries, resumes after restart |
  * | `previews.ts` | preview expiry |
  * | `backend.ts` | tenants, services, status, logs, resources |
@@ -27,7 +27,9 @@ import { PreviewReaper } from './previews.js';
 import { serviceKey } from './state.js';
 import { StateStore } from './store.js';
 
-export { SANDBOX_OPERATIONS, DEFAULT_QUOTAS, previewName, serviceHost } from './operations.js';
+export { SANDBOX_OPERATIONS } from './plan.js';
+export { DEFAULT_QUOTAS } from './tenant-operations.js';
+export { previewName, serviceHost } from './steps.js';
 export { NOMINAL_REQUESTS } from './backend.js';
 
 export interface SandboxOptions {

@@ -1,0 +1,205 @@
+/**
+ * Steps and checks shared by the operation plans: build (clone, build, push) and rollout (GitOps commit, Argo CD sync,
+ * rollout, health check) steps, the lookups that fail a step with a clear message, and names (hosts, images, pods).
+ */
+import { createHash } from 'node:crypto';
+import { InvalidParams, NotFound, Conflict } from '../errors.js';
+import type { OperationEnv, Step, StepContext } from './plan.js';
+import { serviceKey, type SandboxState, type ServiceRecord, type TenantRecord, type WorkflowRecord } from './state.js';
+
+/** Name of the preview environment of `component` at `imageTag`: `<component>-preview-<x>-<y>-<z>`. */
+export function previewName(component: string, imageTag: string): string {
+  return `${component}-preview-${imageTag.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`;
+}
+
+/** `<team>-<service>.<domain>` (SPEC "First-time onboarding sequence", step 5). */
+export function serviceHost(team: string, app: string, domain: string): string {
+  return `${team}-${app}.${domain}`;
+}
+
+/** `clone <repo>@<tag>`, `build image <image>` (from `dockerfilePath`), `push image <image>`; each needs the service to exist. */
+export function buildSteps(team: string, app: string, repo: string, tag: string, dockerfilePath: string, image: string): Step[] {
+  return [
+    {
+      name: `clone ${repo}@${tag}`,
+      run(ctx) {
+        liveService(ctx.state, team, app);
+        ctx.log(`checked out ${repo} at tag ${tag} (commit ${sha(repo, tag).slice(0, 12)})`);
+      },
+    },
+    {
+      name: `build image ${image}`,
+      run(ctx) {
+        liveService(ctx.state, team, app);
+        ctx.log(`building from ${dockerfilePath}`);
+        ctx.log(`built ${image} (sha256:${sha('image', image).slice(0, 12)})`);
+      },
+    },
+    {
+      name: `push image ${image}`,
+      run(ctx) {
+        liveService(ctx.state, team, app);
+        ctx.log(`pushed ${image} digest sha256:${sha('image', image)}`);
+      },
+    },
+  ];
+}
+
+/**
+ * GitOps commit, Argo CD sync, rollout and health check; the last step calls `finish`, which applies the outcome to the
+ * service and returns its status message, and then marks the service Synced/Healthy.
+ */
+export function rolloutSteps(
+  env: OperationEnv,
+  team: string,
+  app: string,
+  tagOf: (ctx: StepContext) => string,
+  healthPath: string,
+  finish: (ctx: StepContext, service: ServiceRecord) => string,
+): Step[] {
+  const application = `${team}-${app}`;
+  return [
+    {
+      name: `update GitOps manifest of ${application}`,
+      run(ctx) {
+        liveService(ctx.state, team, app);
+        const tag = tagOf(ctx);
+        ctx.log(`set image ${imageRef(env, team, app, tag)} in apps/${team}/${app}/values.yaml`);
+        ctx.log(`commit ${sha(ctx.run.name, 'gitops').slice(0, 7)} "${ctx.run.operation} ${team}/${app} ${tag}"`);
+      },
+    },
+    {
+      name: `Argo CD sync ${application}`,
+      run(ctx) {
+        const service = liveService(ctx.state, team, app);
+        ctx.log(`application ${application} syncing to revision ${sha(ctx.run.name, 'gitops').slice(0, 7)}`);
+        ctx.log(`applied Deployment ${application}, Service ${application}, Ingress ${service.host}`);
+      },
+    },
+    {
+      name: 'wait for rollout',
+      run(ctx) {
+        const service = liveService(ctx.state, team, app);
+        const tag = tagOf(ctx);
+        const pod = podName(team, app, ctx.run.name);
+        ctx.event(team, app, pod, `pulled image ${imageRef(env, team, app, tag)}`);
+        ctx.event(team, app, pod, `container started on port ${service.port}`);
+        ctx.log(`deployment ${application}: 1/1 replicas updated`);
+      },
+    },
+    {
+      name: `health check GET ${healthPath} → 200`,
+      run(ctx) {
+        const service = liveService(ctx.state, team, app);
+        const pod = podName(team, app, ctx.run.name);
+        ctx.event(team, app, pod, `readiness probe GET ${service.healthCheckPath} → 200`);
+        ctx.log(`GET https://${service.host}${service.healthCheckPath} → 200`);
+        const message = finish(ctx, service);
+        if (service.activeWorkflow === undefined || service.activeWorkflow === ctx.run.name) {
+          service.syncStatus = 'Synced';
+          service.healthStatus = 'Healthy';
+          service.message = message;
+          delete service.activeWorkflow;
+        }
+      },
+    },
+  ];
+}
+
+/** Mark the service as being rolled out by `run` (SPEC "Sync and health": OutOfSync/Progressing while it runs). */
+export function startRollout(service: ServiceRecord, run: WorkflowRecord, message: string): void {
+  service.syncStatus = 'OutOfSync';
+  service.healthStatus = 'Progressing';
+  service.message = message;
+  service.activeWorkflow = run.name;
+}
+
+/** A successful rollout of `tag`: the service now runs it, and may later roll back to it. */
+export function recordDeployed(service: ServiceRecord, tag: string): string {
+  service.imageTag = tag;
+  if (!service.deployedTags.includes(tag)) service.deployedTags.push(tag);
+  return `deployed ${tag}`;
+}
+
+/** The trimmed parameter. @throws InvalidParams `parameter <name> is required for <what>` when missing or blank. */
+export function required(ctx: StepContext, name: string, what: string): string {
+  const value = ctx.params[name]?.trim();
+  if (!value) throw new InvalidParams(`parameter ${name} is required for ${what}`);
+  return value;
+}
+
+/** The tenant. @throws NotFound `tenant <team> does not exist; run create-tenant first`. */
+export function liveTenant(state: SandboxState, team: string): TenantRecord {
+  const tenant = state.tenants[team];
+  if (!tenant) throw new NotFound(`tenant ${team} does not exist; run create-tenant first`);
+  return tenant;
+}
+
+/** The service, or NotFound (it never existed, or was retired while this workflow ran). */
+export function liveService(state: SandboxState, team: string, app: string): ServiceRecord {
+  const service = state.services[serviceKey(team, app)];
+  if (!service) throw new NotFound(`service ${team}/${app} does not exist (never onboarded, retired or expired)`);
+  return service;
+}
+
+/** @throws Conflict when `service` is a preview environment (base-service operations do not apply to it). */
+export function notPreview(service: ServiceRecord, operation: string): void {
+  if (service.preview) {
+    throw new Conflict(`${service.team}/${service.name} is a preview environment; ${operation} applies to base services`);
+  }
+}
+
+/** Every service (previews included) of `team`, in no particular order. */
+export function servicesOf(state: SandboxState, team: string): ServiceRecord[] {
+  return Object.values(state.services).filter((s) => s.team === team);
+}
+
+/** The preview environments of `team/base`. */
+export function previewsOf(state: SandboxState, team: string, base: string): ServiceRecord[] {
+  return servicesOf(state, team).filter((s) => s.preview?.base === base);
+}
+
+/** `health_check_path` with a leading `/`, or `undefined` when not given. */
+export function normalizePath(path: string | undefined): string | undefined {
+  const trimmed = path?.trim();
+  if (!trimmed) return undefined;
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+/**
+ * Parse `env_vars`: `KEY=VALUE` per line; blank lines and `#` comments are skipped. Values are never echoed in errors.
+ * @throws InvalidParams naming the line number of a line that is not `KEY=VALUE`.
+ */
+export function parseEnv(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const eq = line.indexOf('=');
+    const name = eq > 0 ? line.slice(0, eq).trim() : '';
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new InvalidParams(`env_vars line ${index + 1} is not KEY=VALUE (KEY: letters, digits and "_", not starting with a digit)`);
+    }
+    env[name] = line.slice(eq + 1);
+  });
+  return env;
+}
+
+/** `registry.<domain>/<team>/<app>:<tag>`. */
+export function imageRef(env: OperationEnv, team: string, app: string, tag: string): string {
+  return `registry.${env.domain}/${team}/${app}:${tag}`;
+}
+
+/** Hex SHA-256 of the parts: stable stand-ins for commit ids and image digests. */
+export function sha(...parts: string[]): string {
+  return createHash('sha256').update(parts.join('\0')).digest('hex');
+}
+
+/** Kubernetes-style pod name `<team>-<app>-<replicaset hash>-<pod suffix>`, stable for one workflow. */
+export function podName(team: string, app: string, workflow: string): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  const bytes = createHash('sha256').update(`${team}/${app}/${workflow}`).digest();
+  const chars = [...bytes.subarray(0, 15)].map((b) => alphabet[b % alphabet.length]).join('');
+  return `${team}-${app}-${chars.slice(0, 10)}-${chars.slice(10, 15)}`;
+}
+

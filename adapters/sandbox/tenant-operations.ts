@@ -1,0 +1,115 @@
+/** Plans of `create-tenant` and `delete-tenant` (see `plan.ts`). */
+import { Conflict } from '../errors.js';
+import type { Member, Quotas } from '../model.js';
+import type { Plan } from './plan.js';
+import { serviceKey, type TenantRecord } from './state.js';
+import { liveTenant, required, servicesOf, sha } from './steps.js';
+
+/** Quotas of a tenant created without `cpu`, `memory` or `pods`. */
+export const DEFAULT_QUOTAS: Quotas = { cpu: '4', memory: '8Gi', pods: '20' };
+
+/** `create-tenant`: namespace, quotas and admin members (the listed `admins`, else the submitter). */
+export function createTenant(p: Record<string, string>, userId: string): Plan {
+  const team = p.team_name ?? '';
+  const quotas: Quotas = {
+    cpu: p.cpu?.trim() || DEFAULT_QUOTAS.cpu,
+    memory: p.memory?.trim() || DEFAULT_QUOTAS.memory,
+    pods: p.pods?.trim() || DEFAULT_QUOTAS.pods,
+  };
+  const listed = [...new Set((p.admins ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
+  const admins = listed.length > 0 ? listed : [userId];
+  return {
+    team,
+    app: '',
+    steps: [
+      {
+        name: `validate tenant ${team}`,
+        run(ctx) {
+          required(ctx, 'team_name', 'create-tenant');
+          if (ctx.state.tenants[team]) throw new Conflict(`tenant ${team} already exists`);
+          ctx.log(`tenant ${team}: admins ${admins.join(', ')}; quotas cpu ${quotas.cpu}, memory ${quotas.memory}, pods ${quotas.pods}`);
+        },
+      },
+      {
+        name: `create namespace ${team}`,
+        run(ctx) {
+          if (ctx.state.tenants[team]) throw new Conflict(`tenant ${team} already exists`);
+          const members: Member[] = admins.map((id) => ({ userId: id, role: 'admin' }));
+          const tenant: TenantRecord = {
+            name: team,
+            displayName: p.display_name?.trim() || team,
+            description: p.description?.trim() ?? '',
+            contactEmail: p.contact_email?.trim() ?? '',
+            quotas,
+            members,
+            createdAt: ctx.now.toISOString(),
+          };
+          ctx.state.tenants[team] = tenant;
+          ctx.log(`namespace/${team} created (label pds.io/tenant=${team})`);
+        },
+      },
+      {
+        name: `apply ResourceQuota cpu=${quotas.cpu} memory=${quotas.memory} pods=${quotas.pods}`,
+        run(ctx) {
+          liveTenant(ctx.state, team);
+          ctx.log(`resourcequota/${team}-quota configured in namespace ${team}`);
+        },
+      },
+      {
+        name: `bind roles (admin: ${admins.join(', ')})`,
+        run(ctx) {
+          liveTenant(ctx.state, team);
+          for (const id of admins) ctx.log(`rolebinding/${team}-admin bound to ${id}`);
+        },
+      },
+      {
+        name: `register tenant ${team} in the GitOps repository`,
+        run(ctx) {
+          liveTenant(ctx.state, team);
+          ctx.log(`commit ${sha(ctx.run.name, 'tenant').slice(0, 7)} "add tenant ${team}"`);
+        },
+      },
+    ],
+    done: () => `tenant ${team} created`,
+  };
+}
+
+/** `delete-tenant`: remove the tenant, its services and its repository registrations. */
+export function deleteTenant(p: Record<string, string>): Plan {
+  const team = p.team_name ?? '';
+  return {
+    team,
+    app: '',
+    steps: [
+      {
+        name: `validate tenant ${team}`,
+        run(ctx) {
+          required(ctx, 'team_name', 'delete-tenant');
+          liveTenant(ctx.state, team);
+          const names = servicesOf(ctx.state, team).map((s) => s.name);
+          ctx.log(names.length ? `services to remove: ${names.join(', ')}` : 'tenant has no services');
+        },
+      },
+      {
+        name: `delete Argo CD Applications of ${team}`,
+        run(ctx) {
+          liveTenant(ctx.state, team);
+          for (const s of servicesOf(ctx.state, team)) {
+            delete ctx.state.services[serviceKey(team, s.name)];
+            ctx.log(`application ${team}-${s.name} deleted`);
+          }
+        },
+      },
+      {
+        name: `delete namespace ${team}`,
+        run(ctx) {
+          liveTenant(ctx.state, team);
+          delete ctx.state.tenants[team];
+          delete ctx.state.repositories[team];
+          ctx.log(`namespace/${team} deleted`);
+        },
+      },
+    ],
+    done: () => `tenant ${team} deleted`,
+  };
+}
