@@ -1,0 +1,77 @@
+/**
+ * The pds image and the cluster manifests agree with the application: every runtime folder is in the image, the user
+ * is non-root, the probes hit endpoints that answer without a token, and the Deployment's environment is a valid
+ * pds configuration.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { DockerfileParser } from 'dockerfile-ast';
+import { parseAllDocuments } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const dockerfile = DockerfileParser.parse(readFileSync('Dockerfile', 'utf8'));
+const finalStage = (() => {
+  const instructions = dockerfile.getInstructions();
+  const lastFrom = instructions.map((i) => i.getKeyword()).lastIndexOf('FROM');
+  return instructions.slice(lastFrom);
+})();
+const args = (keyword: string) =>
+  finalStage.filter((i) => i.getKeyword() === keyword).map((i) => i.getArguments().map((a) => a.getValue()));
+
+const docs = parseAllDocuments(readFileSync('deploy/kubernetes/pds.yaml', 'utf8')).map((d) => d.toJS());
+const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'pds');
+const container = deployment.spec.template.spec.containers[0];
+
+describe('Dockerfile', () => {
+  it('copies every top-level source folder and file the server imports', () => {
+    const copied = new Set(args('COPY').flatMap((a) => (a[0]?.startsWith('--from') ? [] : a.slice(0, -1))));
+    const runtime = readdirSync('.').filter((entry) => {
+      if (['test', 'bench', 'node_modules', 'deploy'].includes(entry) || entry.startsWith('.')) return false;
+      if (entry.endsWith('.ts')) return !entry.endsWith('.config.ts');
+      return statSync(entry).isDirectory() && readdirSync(entry, { recursive: true }).some((f) => String(f).endsWith('.ts'));
+    });
+    expect(runtime.length).toBeGreaterThan(5);
+    for (const entry of runtime) expect(copied, entry).toContain(entry);
+  });
+
+  it('runs as a non-root user under tini, with the health check on /healthz', () => {
+    const user = args('USER').at(-1)![0]!;
+    expect(user).not.toMatch(/^(root|0)(:|$)/);
+    expect(String(deployment.spec.template.spec.securityContext.runAsUser)).toBe(user.split(':')[0]);
+    expect(args('ENTRYPOINT').at(-1)!.join(' ')).toContain('tini');
+    expect(args('CMD').at(-1)!.join(' ')).toContain('serve');
+    const healthcheck = finalStage.filter((i) => i.getKeyword() === 'HEALTHCHECK').at(-1)!.getTextContent();
+    for (const flag of ['--interval=30s', '--timeout=5s', '--start-period=15s', '--retries=3']) expect(healthcheck).toContain(flag);
+    expect(healthcheck).toContain('/healthz');
+  });
+});
+
+describe('Kubernetes manifests', () => {
+  let pds: TestServer;
+  beforeAll(async () => {
+    pds = await startTestServer();
+  });
+  afterAll(() => pds.stop());
+
+  it('probes endpoints that answer 200 without a token', async () => {
+    for (const probe of [container.readinessProbe, container.livenessProbe]) {
+      expect(probe.httpGet.port).toBe(container.ports[0].name);
+      const res = await fetch(pds.url + probe.httpGet.path);
+      expect(res.status, probe.httpGet.path).toBe(200);
+    }
+  });
+
+  it('sets an environment that is a valid pds configuration on the container port', () => {
+    const env = Object.fromEntries(
+      container.env.map((e: any) => [e.name, e.value ?? 'x'.repeat(48)]),
+    ) as Record<string, string>;
+    const config = loadConfig(env);
+    expect(config.port).toBe(container.ports[0].containerPort);
+    expect(config.backend).toBe('sandbox');
+    expect(deployment.spec.replicas).toBe(1);
+    expect(deployment.spec.strategy.type).toBe('Recreate');
+    const mounts = container.volumeMounts.map((m: any) => m.mountPath);
+    expect(mounts).toContain(config.dataDir);
+  });
+});
