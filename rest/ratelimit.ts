@@ -104,7 +104,7 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
     let admitted = false;
     const proceed = () => {
       admitted = true;
-      toDeltaReset(ctx);
+      toDeltaReset(ctx, duration);
       return next();
     };
     let counted = false;
@@ -119,20 +119,29 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
       }
     }
     if (!counted) await memory(ctx, proceed);
-    refuseIfLimited(ctx, max);
+    refuseIfLimited(ctx, max, duration);
   };
 }
 
-/** koa-ratelimit sends the reset as an epoch second; the RateLimit header fields want seconds from now. */
-function toDeltaReset(ctx: Context): void {
-  const epoch = Number(ctx.response.get(HEADERS.reset));
-  if (Number.isFinite(epoch) && epoch > 0) ctx.set(HEADERS.reset, String(Math.max(0, Math.ceil(epoch - Date.now() / 1000))));
+/**
+ * Whole seconds from now until `resetEpochSeconds`, between 1 and the window length. The limiters' clocks (hrtime
+ * based) and `Date.now()` may disagree by a few milliseconds, which must not turn a 60 s window into "retry in 61 s".
+ */
+function secondsUntil(resetEpochSeconds: number, durationMs: number): number {
+  const max = Math.ceil(durationMs / 1000);
+  if (!Number.isFinite(resetEpochSeconds)) return max;
+  return Math.min(max, Math.max(1, Math.ceil(resetEpochSeconds - Date.now() / 1000)));
 }
 
-function refuseIfLimited(ctx: Context, max: number): void {
+/** koa-ratelimit sends the reset as an epoch second; the RateLimit header fields want seconds from now. */
+function toDeltaReset(ctx: Context, duration: number): void {
+  const epoch = Number(ctx.response.get(HEADERS.reset));
+  if (Number.isFinite(epoch) && epoch > 0) ctx.set(HEADERS.reset, String(secondsUntil(epoch, duration)));
+}
+
+function refuseIfLimited(ctx: Context, max: number, duration: number): void {
   if (!ctx.state.rateLimit) return;
-  const reset = Number(ctx.response.get(HEADERS.reset));
-  const retry = Math.max(1, Math.ceil(reset - Date.now() / 1000));
+  const retry = secondsUntil(Number(ctx.response.get(HEADERS.reset)), duration);
   throw new RateLimited(`rate limit exceeded: ${max} requests per minute per user; retry in ${retry} s`, retry, {
     [HEADERS.total]: String(max),
     [HEADERS.remaining]: '0',
@@ -177,7 +186,7 @@ export function createWriteLimiter(options: LimitOptions = {}): WriteLimiter {
       }
       limit ??= await new MemoryLimiter({ id, db, max, duration, namespace }).get();
       if (limit.remaining > 0) return;
-      const retry = Math.max(1, Math.ceil(limit.reset - Date.now() / 1000));
+      const retry = secondsUntil(limit.reset, duration);
       throw new RateLimited(`write limit exceeded: ${max} write calls per minute per user; retry in ${retry} s`, retry, {
         'RateLimit-Limit': String(max),
         'RateLimit-Remaining': '0',

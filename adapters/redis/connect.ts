@@ -45,6 +45,8 @@ export async function connectRedis(url: string, options: RedisConnectOptions = {
     // Reconnect forever, backing off to one attempt every 2 s.
     retryStrategy: (times) => Math.min(times * 200, 2000),
     lazyConnect: true,
+    // Commands issued in the same event-loop turn (one per concurrent request) go out in one socket write.
+    enableAutoPipelining: true,
   });
   let down = false;
   const wentDown = (reason: string) => {

@@ -16,6 +16,7 @@ import type { Identity } from '../../auth/identity.js';
 import { errorMiddleware } from '../../rest/errors.js';
 import { createRouteLimit, createWriteLimiter } from '../../rest/ratelimit.js';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server.js';
+import { startTestServer } from '../helpers/server.js';
 import { burst, closeAgents, send } from './http.js';
 
 function recorder() {
@@ -141,6 +142,36 @@ describe('Redis stalls (connection open, no answers)', () => {
       expect(next.ms).toBeLessThan(50);
     } finally {
       server.resume();
+    }
+  });
+});
+
+describe('a started pds while Redis is away', () => {
+  it('keeps answering health checks, reads and writes at once, limits enforced per process', async () => {
+    await until(() => redis.status === 'ready');
+    const pds = await startTestServer({ REDIS_URL: server.url, PDS_ADMINS: 'root' });
+    try {
+      const headers = { authorization: `Bearer ${await pds.token('root')}` };
+      expect((await send(`${pds.url}/api/v1/operations`, { from: '127.0.0.2', headers })).headers['ratelimit-remaining']).toBe('299');
+      await server.stop();
+      for (const path of ['/healthz', '/readyz']) {
+        const { value, ms } = await timed(() => send(`${pds.url}${path}`));
+        expect(value.status).toBe(200);
+        expect(ms).toBeLessThan(250);
+      }
+      const read = await timed(() => send(`${pds.url}/api/v1/operations`, { from: '127.0.0.2', headers }));
+      expect(read.value.status).toBe(200);
+      expect(read.ms).toBeLessThan(250);
+      // Per-process memory now: a fresh bucket, the same limit.
+      expect(read.value.headers['ratelimit-limit']).toBe('300');
+      const write = await timed(() =>
+        send(`${pds.url}/api/v1/operations/create-tenant/execute`, { method: 'POST', headers, body: { team_name: `outage${Date.now() % 100000}` } }),
+      );
+      expect(write.value.status).toBe(200);
+      expect(write.ms).toBeLessThan(250);
+    } finally {
+      await pds.stop();
+      await server.restart();
     }
   });
 });
