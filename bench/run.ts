@@ -1,0 +1,227 @@
+/**
+ * `npm run bench` (issue 3, "Measured, not guessed"): starts Redis, the GitHub and Dex fixtures, pds (with Redis
+ * limits on) and a bare Koa "hello" server, each server in its own process, and drives each scenario with autocannon
+ * on loopback. Prints requests/s, p50 and p99 latency and throughput as a ratio of bare Koa, then pds's resident
+ * memory, and checks the targets (exit code 1 when one is missed).
+ *
+ * Every pds scenario goes through the full limit path: pds trusts the proxy header and autocannon sends
+ * `X-Forwarded-For: 198.51.100.7`, so no request is loopback-exempt and each one is counted in Redis. Requests rotate
+ * over {@link USERS} users so nobody reaches 300/min (a 429 would be measured as a cheap answer; non-2xx are
+ * reported). One extra row shows the loopback-exempt path for comparison.
+ *
+ * Environment: `BENCH_DURATION` seconds per scenario (default 10), `BENCH_CONNECTIONS` (default 50),
+ * `REDIS_URL` (default: start a redis-server), `BENCH_PROFILE=1` (pds writes a V8 CPU profile to bench/profiles/),
+ * `BENCH_ONLY=mcp,pat` (run bare Koa and the scenarios whose names contain one of these; targets then partly unchecked).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { issueSelfToken } from '../auth/self-issued.js';
+import { startRedisServer, type RedisServer } from '../test/fixtures/redis-server.js';
+import { startGitHubFixture } from '../test/fixtures/github-api.js';
+import { startDexFixture } from '../test/fixtures/dex.js';
+import { freePort } from '../test/fixtures/redis-server.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const USERS = 1000;
+const SECRET = 'bench-secret-'.padEnd(48, 'x');
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Start a TypeScript entry in a child process (through tsx); resolves with its reported URL. */
+async function spawnServer(file: string, env: Record<string, string>, execArgv: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(path.join(here, file), [], {
+    env: { ...process.env, ...env },
+    execArgv: ['--import', 'tsx', ...execArgv],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const [msg] = (await Promise.race([
+    once(child, 'message'),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`${file} exited with ${code} before listening`);
+    }),
+  ])) as [{ url: string }];
+  return { child, url: msg.url };
+}
+
+async function ask<T>(child: ChildProcess, type: string): Promise<T> {
+  child.send({ type });
+  const [msg] = (await once(child, 'message')) as [T];
+  return msg;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = once(child, 'exit');
+  child.send({ type: 'stop' });
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+interface Scenario {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  body?: string;
+  /** One header set per user; rotated request by request. */
+  headers: Record<string, string>[];
+}
+
+async function drive(s: Scenario, seconds: number, connections: number): Promise<Row> {
+  let i = 0;
+  const request = {
+    method: s.method ?? 'GET',
+    body: s.body,
+    setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: s.headers[i++ % s.headers.length] }),
+  };
+  const options = { url: s.url, connections, pipelining: 1, requests: [request] };
+  await autocannon({ ...options, duration: Math.min(2, seconds) }); // warm-up: JIT, caches, keep-alive
+  const r = await autocannon({ ...options, duration: seconds });
+  return {
+    name: s.name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1)');
+    return 0;
+  }
+  const seconds = Number(process.env.BENCH_DURATION ?? 10);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+  const profile = process.env.BENCH_PROFILE === '1';
+
+  const cleanups: (() => Promise<unknown> | void)[] = [];
+  try {
+    let redisUrl = process.env.REDIS_URL;
+    if (!redisUrl) {
+      const redis: RedisServer = await startRedisServer();
+      cleanups.push(() => redis.stop());
+      redisUrl = redis.url;
+    }
+    const gh = await startGitHubFixture();
+    cleanups.push(() => gh.close());
+    const dex = await startDexFixture('pds');
+    cleanups.push(() => dex.close());
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-bench-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const pds = await spawnServer(
+      'pds-server.ts',
+      {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PDS_BASE_URL: baseUrl,
+        PDS_DATA_DIR: dataDir,
+        PDS_JWT_SECRET: SECRET,
+        PDS_BACKEND: 'sandbox',
+        REDIS_URL: redisUrl,
+        PDS_TRUST_PROXY: 'true',
+        PDS_GITHUB_API_URL: gh.url,
+        PDS_AUTH_URL: dex.url,
+        PDS_OIDC_AUDIENCE: 'pds',
+      },
+      profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(here, 'profiles')}`] : [],
+    );
+    cleanups.push(() => stop(pds.child));
+    const hello = await spawnServer('hello.ts', {});
+    cleanups.push(() => stop(hello.child));
+
+    const secret = new TextEncoder().encode(SECRET);
+    const users = Array.from({ length: USERS }, (_, n) => `bench-${n}`);
+    const proxied = { 'x-forwarded-for': '198.51.100.7' };
+    const selfTokens = await Promise.all(users.map((u) => issueSelfToken(secret, baseUrl, { sub: u, groups: [] }, 3600)));
+    const pats = users.map((u, n) => {
+      const token = `ghp_bench${String(n).padStart(6, '0')}${'x'.repeat(27)}`;
+      gh.addToken(token, u, ['read:user']);
+      return token;
+    });
+    const dexTokens = await Promise.all(users.map((u) => dex.sign({ email: `${u}@example.com`, exp: Math.floor(Date.now() / 1000) + 3600 })));
+    const as = (tokens: string[], extra: Record<string, string> = proxied) => tokens.map((t) => ({ authorization: `Bearer ${t}`, ...extra }));
+    const read = `${pds.url}/api/v1/operations`;
+    const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...proxied };
+
+    // Sizes of pds's answers, for the bare-Koa rows that move a body of the same size.
+    const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'platform_list_operations', arguments: {} } });
+    const restBytes = (await (await fetch(read, { headers: as(selfTokens)[0] })).text()).length;
+    const mcpBytes = (await (await fetch(`${pds.url}/mcp`, { method: 'POST', headers: as(selfTokens, mcpHeaders)[0], body: mcpBody })).text()).length;
+
+    const scenarios: Scenario[] = [
+      { name: 'bare Koa hello', url: hello.url, headers: [{}] },
+      { name: `bare Koa, ${(restBytes / 1024).toFixed(1)} KB JSON (REST read's size)`, url: `${hello.url}/json?bytes=${restBytes}`, headers: [{}] },
+      { name: `bare Koa, ${(mcpBytes / 1024).toFixed(1)} KB JSON (MCP answer's size)`, url: `${hello.url}/json?bytes=${mcpBytes}`, headers: [{}] },
+      { name: 'REST read, self-issued JWT', url: read, headers: as(selfTokens) },
+      { name: 'REST read, GitHub PAT', url: read, headers: as(pats) },
+      { name: 'REST read, Dex JWT', url: read, headers: as(dexTokens) },
+      {
+        name: 'MCP tools/call (same read)',
+        url: `${pds.url}/mcp`,
+        method: 'POST',
+        body: mcpBody,
+        headers: as(selfTokens, mcpHeaders),
+      },
+      { name: 'REST read, self-issued, loopback-exempt', url: read, headers: as(selfTokens, {}) },
+    ];
+
+    const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim().toLowerCase());
+    const rows: Row[] = [];
+    for (const s of scenarios) {
+      if (only && s !== scenarios[0] && !only.some((o) => s.name.toLowerCase().includes(o))) continue;
+      process.stderr.write(`bench: ${s.name} (${seconds} s, ${connections} connections)…\n`);
+      rows.push(await drive(s, seconds, connections));
+    }
+    const { rss, heapUsed } = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
+    const rssMiB = rss / 2 ** 20;
+
+    const base = rows[0]!.rps;
+    const table = [
+      '| scenario | req/s | p50 ms | p99 ms | × bare Koa | non-2xx | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / base).toFixed(2)} | ${r.non2xx} | ${r.errors} |`),
+    ].join('\n');
+    const pdsRows = rows.filter((r) => !r.name.startsWith('bare Koa'));
+    const ratio = (name: string) => (rows.find((r) => r.name === name)?.rps ?? Number.NaN) / base;
+    const restWorst = Math.min(ratio('REST read, self-issued JWT'), ratio('REST read, GitHub PAT'), ratio('REST read, Dex JWT'));
+    const checks: [string, boolean][] = [
+      [`authenticated REST read ≥ 0.40× bare Koa (worst token form: ${restWorst.toFixed(2)}×)`, restWorst >= 0.4],
+      [`MCP tools/call ≥ 0.25× bare Koa (${ratio('MCP tools/call (same read)').toFixed(2)}×)`, ratio('MCP tools/call (same read)') >= 0.25],
+      [`p99 < 25 ms at ${connections} connections (worst pds row: ${Math.max(...pdsRows.map((r) => r.p99))} ms)`, pdsRows.every((r) => r.p99 < 25)],
+      [`pds resident memory after the run < 200 MiB (${rssMiB.toFixed(0)} MiB)`, rssMiB < 200],
+      ['no non-2xx answers and no errors', rows.every((r) => r.non2xx === 0 && r.errors === 0)],
+    ];
+    const cpu = (await import('node:os')).cpus();
+    console.log(
+      [
+        `pds bench — ${new Date().toISOString().slice(0, 10)} — Node ${process.version}, ${cpu.length}× ${cpu[0]?.model.trim()}`,
+        `autocannon, ${connections} connections, ${seconds} s per scenario after a warm-up, loopback; pds with REDIS_URL (limits in Redis), sandbox backend`,
+        '',
+        table,
+        '',
+        `pds resident memory after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} MiB)`,
+        '',
+        ...checks.map(([what, ok]) => `${ok ? 'PASS' : 'MISS'}  ${what}`),
+      ].join('\n'),
+    );
+    return checks.every(([, ok]) => ok) ? 0 : 1;
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+}
