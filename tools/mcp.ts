@@ -11,6 +11,7 @@
  * anything else is logged and reported as `internal error` without detail.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -35,6 +36,9 @@ const INSTRUCTIONS =
   '(platform_deploy_service, platform_rollback_service, …) submit a workflow and return its name at once: poll ' +
   'platform_get_workflow until the status is succeeded or failed, then check platform_get_status. Retire and delete ' +
   'need a confirmation value that the first call returns. To prepare a repository, use platform_scaffold_repository.';
+
+// The SDK would build an Ajv instance per Server (about 150 µs); stateless HTTP makes a Server per request, so share one.
+const schemaValidator = new AjvJsonSchemaValidator();
 
 /** The `tools/list` entries for a set of tools, JSON Schemas converted once per tool set. */
 const listings = new WeakMap<readonly AnyTool[], Tool[]>();
@@ -77,7 +81,11 @@ function readOnlyView(tools: readonly AnyTool[]): AnyTool[] {
 export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, options: { readOnly?: boolean } = {}): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listing = toolListing(options.readOnly ? readOnlyView(tools) : tools);
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: schemaValidator,
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
