@@ -1,5 +1,20 @@
 # syntax=docker/dockerfile:1
-# The pds image: Node 20 on alpine, production dependencies only, non-root, tini as init.
+# The pds image: Node 20 on alpine, compiled JavaScript, production dependencies only, non-root, tini as init.
+FROM node:20-alpine AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json config.ts server.ts ./
+COPY bin ./bin
+COPY tools ./tools
+COPY rest ./rest
+COPY auth ./auth
+COPY adapters ./adapters
+COPY templates ./templates
+COPY bench ./bench
+COPY test/fixtures ./test/fixtures
+RUN npm run build
+
 FROM node:20-alpine AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -12,17 +27,14 @@ ENV NODE_ENV=production \
     PDS_DATA_DIR=/data
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json config.ts server.ts ./
-COPY bin ./bin
-COPY tools ./tools
-COPY rest ./rest
-COPY auth ./auth
-COPY adapters ./adapters
-COPY templates ./templates
+COPY --from=build /app/dist ./dist
+COPY package.json ./
 RUN mkdir -p /data && chown 1000:1000 /data
 USER 1000:1000
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
     CMD wget -q -O /dev/null "http://127.0.0.1:${PORT}/healthz" || exit 1
 ENTRYPOINT ["/sbin/tini", "--"]
-CMD ["node", "bin/pds.js", "serve"]
+# A 6 MiB young generation keeps the resident set under 200 MiB under load at no measured throughput cost
+# (BENCHMARKS.md); `npm run bench` starts pds with these same flags.
+CMD ["node", "--max-semi-space-size=6", "dist/bin/main.js", "serve"]

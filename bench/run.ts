@@ -19,7 +19,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { DockerfileParser } from 'dockerfile-ast';
 import { issueSelfToken } from '../auth/self-issued.js';
 import { startRedisServer, type RedisServer } from '../test/fixtures/redis-server.js';
 import { startGitHubFixture } from '../test/fixtures/github-api.js';
@@ -27,6 +29,8 @@ import { startDexFixture } from '../test/fixtures/dex.js';
 import { freePort } from '../test/fixtures/redis-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** The repository root, from bench/ or dist/bench/. */
+const repoRoot = new URL(import.meta.url.endsWith('.js') ? '../../' : '../', import.meta.url);
 const USERS = 1000;
 const SECRET = 'bench-secret-'.padEnd(48, 'x');
 
@@ -39,11 +43,30 @@ interface Row {
   errors: number;
 }
 
-/** Start a TypeScript entry in a child process (through tsx); resolves with its reported URL. */
-async function spawnServer(file: string, env: Record<string, string>, execArgv: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * The Node flags pds runs with: `BENCH_PDS_FLAGS` when set, else those of the image's `CMD ["node", …flags,
+ * "dist/bin/main.js", …]`, so the bench measures pds as it is deployed.
+ */
+function pdsNodeFlags(): string[] {
+  if (process.env.BENCH_PDS_FLAGS !== undefined) return process.env.BENCH_PDS_FLAGS.split(' ').filter(Boolean);
+  const dockerfile = DockerfileParser.parse(readFileSync(new URL('Dockerfile', repoRoot), 'utf8'));
+  const cmd = dockerfile.getInstructions().filter((i) => i.getKeyword() === 'CMD').at(-1);
+  const words = cmd ? (JSON.parse(cmd.getArgumentsContent() ?? '[]') as string[]) : [];
+  return words.slice(1).filter((w) => w.startsWith('--'));
+}
+
+/** Compiled (`npm run bench` runs dist/bench/run.js) or from the sources through tsx. */
+const compiled = import.meta.url.endsWith('.js');
+
+/**
+ * Start a bench entry (`pds-server`, `hello`) in a child process — compiled JavaScript as the image runs it, or the
+ * TypeScript through tsx when the bench itself runs from the sources; resolves with its reported URL.
+ */
+async function spawnServer(entry: string, env: Record<string, string>, execArgv: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const file = `${entry}${compiled ? '.js' : '.ts'}`;
   const child = fork(path.join(here, file), [], {
     env: { ...process.env, ...env },
-    execArgv: ['--import', 'tsx', ...execArgv],
+    execArgv: [...(compiled ? [] : ['--import', 'tsx']), ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const [msg] = (await Promise.race([
@@ -125,7 +148,7 @@ export async function main(argv: string[]): Promise<number> {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const pds = await spawnServer(
-      'pds-server.ts',
+      'pds-server',
       {
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -139,22 +162,29 @@ export async function main(argv: string[]): Promise<number> {
         PDS_AUTH_URL: dex.url,
         PDS_OIDC_AUDIENCE: 'pds',
       },
-      profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(here, 'profiles')}`] : [],
+      [...pdsNodeFlags(), ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(here, 'profiles')}`] : [])],
     );
     cleanups.push(() => stop(pds.child));
-    const hello = await spawnServer('hello.ts', {});
+    const hello = await spawnServer('hello', {});
     cleanups.push(() => stop(hello.child));
 
     const secret = new TextEncoder().encode(SECRET);
-    const users = Array.from({ length: USERS }, (_, n) => `bench-${n}`);
+    // Every scenario has users of its own: scenarios follow each other within one rate-limit window, and a shared user
+    // would carry its count into the next scenario and be refused.
+    const usersOf = (scenario: string) => Array.from({ length: USERS }, (_, n) => `bench-${scenario}-${n}`);
+    const selfIssued = (scenario: string) =>
+      Promise.all(usersOf(scenario).map((u) => issueSelfToken(secret, baseUrl, { sub: u, groups: [] }, 3600)));
     const proxied = { 'x-forwarded-for': '198.51.100.7' };
-    const selfTokens = await Promise.all(users.map((u) => issueSelfToken(secret, baseUrl, { sub: u, groups: [] }, 3600)));
-    const pats = users.map((u, n) => {
+    const selfTokens = await selfIssued('self');
+    const mcpTokens = await selfIssued('mcp');
+    const pats = usersOf('pat').map((u, n) => {
       const token = `ghp_bench${String(n).padStart(6, '0')}${'x'.repeat(27)}`;
       gh.addToken(token, u, ['read:user']);
       return token;
     });
-    const dexTokens = await Promise.all(users.map((u) => dex.sign({ email: `${u}@example.com`, exp: Math.floor(Date.now() / 1000) + 3600 })));
+    const dexTokens = await Promise.all(
+      usersOf('dex').map((u) => dex.sign({ email: `${u}@example.com`, exp: Math.floor(Date.now() / 1000) + 3600 })),
+    );
     const as = (tokens: string[], extra: Record<string, string> = proxied) => tokens.map((t) => ({ authorization: `Bearer ${t}`, ...extra }));
     const read = `${pds.url}/api/v1/operations`;
     const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...proxied };
@@ -176,7 +206,7 @@ export async function main(argv: string[]): Promise<number> {
         url: `${pds.url}/mcp`,
         method: 'POST',
         body: mcpBody,
-        headers: as(selfTokens, mcpHeaders),
+        headers: as(mcpTokens, mcpHeaders),
       },
       { name: 'REST read, self-issued, loopback-exempt', url: read, headers: as(selfTokens, {}) },
     ];

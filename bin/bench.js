@@ -1,7 +1,4 @@
 #!/usr/bin/env node
-// `npm run bench`: loads bench/run.ts through tsx, like bin/pds.js does for the CLI.
-import { register } from 'tsx/esm/api';
-
-register();
-const { main } = await import('../bench/run.ts');
+// `npm run bench` (after `npm run build`): the bench and the servers it starts run compiled, as the image does.
+const { main } = await import('../dist/bench/run.js');
 process.exitCode = await main(process.argv.slice(2));

@@ -11,7 +11,7 @@ interface CommandModule {
 }
 
 async function load(name: CommandName): Promise<CommandModule> {
-  return (await import(`./commands/${name}.ts`)) as CommandModule;
+  return (await import(`./commands/${name}.js`)) as CommandModule;
 }
 
 /** Run the CLI; returns the process exit code. */

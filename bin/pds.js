@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `pds` command. Loads the TypeScript sources through tsx so a fresh clone runs with `npm ci` and nothing else.
+// The `pds` command from the sources: loads the TypeScript through tsx, so a fresh clone runs with `npm ci` and
+// nothing else. The built image runs the compiled `dist/bin/main.js` instead (npm run build).
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('./cli.ts');
-process.exitCode = await main(process.argv.slice(2));
+await import('./main.ts');

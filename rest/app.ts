@@ -96,7 +96,8 @@ export function createRestApp(options: RestAppOptions): Koa {
       );
     }
   });
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
+  const parseBody = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
+  app.use((ctx, next) => (ctx.method === 'POST' ? parseBody(ctx, next) : next())); // only POST carries a body here
   app.use(health.routes());
   app.use(docsRouter().routes());
   for (const router of options.publicRoutes ?? []) app.use(router.routes());

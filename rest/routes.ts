@@ -6,6 +6,7 @@
 import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import type { AnyTool } from '../tools/define.js';
+import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
 
 /** `/api/v1/status/{team}/{app}` → `/api/v1/status/:team/:app`. */
@@ -48,7 +49,9 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker): Router
   for (const tool of tools) {
     if (!tool.rest) continue;
     const handler = async (ctx: ParameterizedContext) => {
-      ctx.body = await run(tool, requestInput(tool, ctx as never), ctx.state.identity as Identity);
+      const output = await run(tool, requestInput(tool, ctx as never), ctx.state.identity as Identity);
+      ctx.type = 'application/json';
+      ctx.body = outputJson(output);
     };
     if (tool.rest.method === 'GET') router.get(koaPath(tool.rest.path), handler);
     else router.post(koaPath(tool.rest.path), handler);

@@ -11,6 +11,29 @@ import { authorize } from './access.js';
 import type { AnyTool, ToolContext, WriteLimiter } from './define.js';
 import { parseInput } from './validation.js';
 
+/** Validated outputs of frozen (constant) handler results, so a static answer is checked once, not per call. */
+const frozenOutputs = new WeakMap<object, unknown>();
+
+/** Freeze a value and everything it holds. */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** JSON text of frozen outputs, serialized once. */
+const frozenJson = new WeakMap<object, string>();
+
+/** A tool output as JSON text (the REST body, the MCP text block); a frozen output is serialized only once. */
+export function outputJson(output: unknown): string {
+  if (output === null || typeof output !== 'object' || !Object.isFrozen(output)) return JSON.stringify(output);
+  let json = frozenJson.get(output);
+  if (json === undefined) frozenJson.set(output, (json = JSON.stringify(output)));
+  return json;
+}
+
 /** What invoke() needs besides the call itself; built once by the composition root. */
 export interface InvokeDeps {
   platform: Platform;
@@ -40,5 +63,10 @@ export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, de
   if (tool.kind === 'write') await deps.writeLimiter?.consume(identity);
   const ctx: ToolContext = { identity, platform: deps.platform, config: deps.config, confirmSecret: deps.confirmSecret };
   // The output schema is the contract: extra adapter fields are stripped, a wrong shape is a bug (500), never sent.
-  return tool.output.parse(await tool.handler(input, ctx));
+  const result = await tool.handler(input, ctx);
+  if (result === null || typeof result !== 'object' || !Object.isFrozen(result)) return tool.output.parse(result);
+  // A frozen result cannot change, so its validated (and equally frozen) form is reused.
+  let output = frozenOutputs.get(result);
+  if (output === undefined) frozenOutputs.set(result, (output = deepFreeze(tool.output.parse(result))));
+  return output;
 }

@@ -24,6 +24,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { isPlatformError } from '../adapters/errors.js';
 import type { AnyTool } from './define.js';
+import { outputJson } from './invoke.js';
 
 /** Runs one tool with raw MCP arguments; returns the tool output or throws a PlatformError. */
 export type ToolCaller = (tool: AnyTool, args: unknown) => Promise<unknown>;
@@ -65,6 +66,14 @@ export function errorResult(err: unknown, log: (err: unknown) => void = console.
   return { isError: true, content: [{ type: 'text', text: 'internal error' }] };
 }
 
+const indexes = new WeakMap<readonly AnyTool[], Map<string, AnyTool>>();
+/** Tools by name, built once per tool set. */
+function toolIndex(tools: readonly AnyTool[]): Map<string, AnyTool> {
+  let index = indexes.get(tools);
+  if (!index) indexes.set(tools, (index = new Map(tools.map((t) => [t.name, t]))));
+  return index;
+}
+
 const readTools = new WeakMap<readonly AnyTool[], AnyTool[]>();
 /** The `read` tools of a set, computed once per set (so its listing is cached too). */
 function readOnlyView(tools: readonly AnyTool[]): AnyTool[] {
@@ -79,7 +88,7 @@ function readOnlyView(tools: readonly AnyTool[]): AnyTool[] {
  * with the read-only message. Cheap to construct: no schema work happens here.
  */
 export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, options: { readOnly?: boolean } = {}): Server {
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  const byName = toolIndex(tools);
   const listing = toolListing(options.readOnly ? readOnlyView(tools) : tools);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
@@ -94,7 +103,7 @@ export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, opt
     }
     try {
       const output = (await call(tool, request.params.arguments ?? {})) as Record<string, unknown>;
-      return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+      return { content: [{ type: 'text', text: outputJson(output) }], structuredContent: output };
     } catch (err) {
       return errorResult(err);
     }

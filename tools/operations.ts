@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { InvalidParams, NotFound, PlatformError, Upstream } from '../adapters/errors.js';
 import { AuditEntry, combinedNameProblem, RiskLevel, SemVerTag } from '../adapters/model.js';
 import { createConfirmation, CONFIRM_TTL_SECONDS, redeemConfirmation } from './confirm.js';
+import { deepFreeze } from './invoke.js';
 import { defineTool, type AnyTool, type OperationMeta, type ToolContext, type ToolDefinition } from './define.js';
 import {
   ComponentNameParam,
@@ -460,7 +461,8 @@ export function describeOperation(tool: AnyTool): OperationDefinition {
   };
 }
 
-const DEFINITIONS = operationTools.map(describeOperation);
+// Frozen: the catalog never changes while pds runs, so invoke() validates it once (see deepFreeze).
+const CATALOG = deepFreeze({ items: operationTools.map(describeOperation), count: operationTools.length });
 
 const OperationName = z.string().min(1).describe('Operation name, e.g. "deploy-service"');
 
@@ -477,7 +479,7 @@ export const listOperations = defineTool({
   access: 'authenticated',
   kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: async () => ({ items: DEFINITIONS, count: DEFINITIONS.length }),
+  handler: async () => CATALOG,
 });
 
 export const getOperation = defineTool({

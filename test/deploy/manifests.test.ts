@@ -11,21 +11,34 @@ import { loadConfig } from '../../config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const dockerfile = DockerfileParser.parse(readFileSync('Dockerfile', 'utf8'));
-const finalStage = (() => {
-  const instructions = dockerfile.getInstructions();
-  const lastFrom = instructions.map((i) => i.getKeyword()).lastIndexOf('FROM');
-  return instructions.slice(lastFrom);
-})();
-const args = (keyword: string) =>
-  finalStage.filter((i) => i.getKeyword() === keyword).map((i) => i.getArguments().map((a) => a.getValue()));
+const instructions = dockerfile.getInstructions();
+const stages = instructions.reduce<(typeof instructions)[]>((acc, i) => {
+  if (i.getKeyword() === 'FROM') acc.push([]);
+  acc.at(-1)?.push(i);
+  return acc;
+}, []);
+const stageNamed = (name: string) => stages.find((s) => s[0]!.getArguments().at(-1)?.getValue() === name)!;
+const finalStage = stages.at(-1)!;
+const argsIn = (stage: typeof instructions, keyword: string) =>
+  stage.filter((i) => i.getKeyword() === keyword).map((i) => i.getArguments().map((a) => a.getValue()));
+const args = (keyword: string) => argsIn(finalStage, keyword);
 
 const docs = parseAllDocuments(readFileSync('deploy/kubernetes/pds.yaml', 'utf8')).map((d) => d.toJS());
 const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'pds');
 const container = deployment.spec.template.spec.containers[0];
 
 describe('Dockerfile', () => {
-  it('copies every top-level source folder and file the server imports', () => {
-    const copied = new Set(args('COPY').flatMap((a) => (a[0]?.startsWith('--from') ? [] : a.slice(0, -1))));
+  it('compiles every top-level source folder and file, and runs the compiled entry', () => {
+    const build = stageNamed('build');
+    const copied = new Set(argsIn(build, 'COPY').flatMap((a) => a.slice(0, -1)));
+    expect(argsIn(build, 'RUN').map((a) => a.join(' '))).toContain('npm run build');
+    expect(finalStage.filter((i) => i.getKeyword() === 'COPY').map((i) => i.getTextContent())).toContain(
+      'COPY --from=build /app/dist ./dist',
+    );
+    const cmd = JSON.parse(finalStage.filter((i) => i.getKeyword() === 'CMD').at(-1)!.getArgumentsContent()!) as string[];
+    const entry = cmd.find((w) => w.startsWith('dist/'))!;
+    expect(entry).toBe('dist/bin/main.js');
+    expect(statSync(entry.replace(/^dist\//, '').replace(/\.js$/, '.ts')).isFile()).toBe(true);
     const runtime = readdirSync('.').filter((entry) => {
       if (['test', 'bench', 'node_modules', 'deploy'].includes(entry) || entry.startsWith('.')) return false;
       if (entry.endsWith('.ts')) return !entry.endsWith('.config.ts');
