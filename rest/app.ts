@@ -6,12 +6,12 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import { NotFound } from '../adapters/errors.js';
+import { NotFound, RateLimited } from '../adapters/errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Identity } from '../auth/identity.js';
 import type { AnyTool } from '../tools/define.js';
 import { invoke, type InvokeDeps } from '../tools/invoke.js';
-import { createMcpServer, handleMcpHttpRequest } from '../tools/mcp.js';
+import { createMcpServer, handleMcpHttpRequest, refusedToolCall } from '../tools/mcp.js';
 import { docsRouter } from './docs.js';
 import { errorMiddleware } from './errors.js';
 import { openApiYaml } from './openapi.js';
@@ -104,7 +104,23 @@ export function createRestApp(options: RestAppOptions): Koa {
   app.use(authenticate);
   if (options.routeLimit) {
     const limit = options.routeLimit;
-    app.use((ctx, next) => (isProtected(ctx.path) ? limit(ctx, next) : next()));
+    app.use(async (ctx, next) => {
+      if (!isProtected(ctx.path)) return next();
+      let admitted = false;
+      try {
+        await limit(ctx, () => {
+          admitted = true;
+          return next();
+        });
+      } catch (err) {
+        // Refused by the limit itself (not by anything downstream): an MCP tool call gets an isError tool result.
+        const answer = !admitted && ctx.path === '/mcp' && err instanceof RateLimited ? refusedToolCall(ctx.request.body, err) : undefined;
+        if (!answer) throw err;
+        ctx.status = 200; // a JSON-RPC answer; the limiter had set 429
+        ctx.set((err as RateLimited).headers);
+        ctx.body = answer;
+      }
+    });
   }
   app.use(mcp.routes());
   app.use(api.routes());

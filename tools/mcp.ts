@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { isPlatformError } from '../adapters/errors.js';
+import { isPlatformError, type PlatformError } from '../adapters/errors.js';
 import type { AnyTool } from './define.js';
 import { outputJson } from './invoke.js';
 
@@ -80,6 +80,20 @@ function readOnlyView(tools: readonly AnyTool[]): AnyTool[] {
   let view = readTools.get(tools);
   if (!view) readTools.set(tools, (view = tools.filter((t) => t.kind === 'read')));
   return view;
+}
+
+/**
+ * The JSON-RPC answer for an MCP request that was refused before it reached a tool (the 300/min route limit): a single
+ * `tools/call` request gets a tool result with `isError: true` and the refusal (which says when to retry), so an agent
+ * can read it; anything else (`tools/list`, `initialize`, notifications) returns `undefined` and the HTTP error stands.
+ * @param body the parsed HTTP body.
+ */
+export function refusedToolCall(body: unknown, err: PlatformError): { jsonrpc: '2.0'; id: string | number; result: CallToolResult } | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const message = body as { jsonrpc?: unknown; id?: unknown; method?: unknown };
+  if (message.jsonrpc !== '2.0' || message.method !== 'tools/call') return undefined;
+  if (typeof message.id !== 'string' && typeof message.id !== 'number') return undefined;
+  return { jsonrpc: '2.0', id: message.id, result: errorResult(err) };
 }
 
 /**

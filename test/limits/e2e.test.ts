@@ -117,6 +117,16 @@ describe('300 requests per minute per user', () => {
       expect(refused.headers['ratelimit-limit']).toBe('300');
       expect(refused.headers['ratelimit-remaining']).toBe('0');
     }
+    // Over MCP, a refused tools/call is a tool result the agent can read, still carrying Retry-After.
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'platform_list_operations', arguments: {} } };
+    const refusedCall = await send(`${pds.url}/mcp`, { method: 'POST', from: '127.0.0.2', headers, body: call });
+    expect(refusedCall.status).toBe(200);
+    expect(refusedCall.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/^rate limit exceeded: 300 requests per minute per user; retry in \d+ s$/) }] },
+    });
+    expect(Number(refusedCall.headers['retry-after'])).toBeGreaterThan(0);
     // Loopback still answers for the same user; health checks never count.
     expect((await send(url, { from: '127.0.0.1', headers })).status).toBe(200);
     expect((await send(`${pds.url}/healthz`, { from: '127.0.0.2' })).status).toBe(200);
