@@ -259,15 +259,18 @@ export const createTenant = defineOperation({
   access: 'platform-admin',
   destructive: false,
   description:
-    'Creates a team workspace (tenant): its namespace, ResourceQuota and member roles. Platform admins only. Members ' +
-    'named in "admins" get role admin (the caller when none are named). Returns a workflow name at once. Fails (in the ' +
-    'workflow) when the tenant already exists; it never changes an existing tenant.',
+    'Creates a team workspace (tenant): its namespace, ResourceQuota and member roles. Platform admins only. Users in ' +
+    '"admins" get role admin (the caller when none are named), "members" role member (deploy and operate), "viewers" ' +
+    'role viewer (read only). Returns a workflow name at once. Fails (in the workflow) when the tenant already exists; ' +
+    'it never changes an existing tenant.',
   input: z.strictObject({
     team_name: TeamNameParam.describe('Name of the new tenant, a DNS label, e.g. "acme"'),
     display_name: z.string().min(1).max(100).optional().describe('Human-readable name, e.g. "Acme Payments"'),
     description: z.string().max(500).optional().describe('What the team does, e.g. "Payments APIs"'),
     contact_email: z.email('must be an e-mail address, e.g. "team@example.com"').optional().describe('Team contact, e.g. "acme@example.com"'),
-    admins: UserListParam.optional().describe('Comma-separated user ids who become tenant admins, e.g. "alice,bob@example.com"'),
+    admins: UserListParam.optional().describe('Comma-separated user ids who become tenant admins (default: the caller), e.g. "alice,bob@example.com"'),
+    members: UserListParam.optional().describe('Comma-separated user ids who may deploy and operate in the tenant (role member), e.g. "carol"'),
+    viewers: UserListParam.optional().describe('Comma-separated user ids who may only read the tenant (role viewer), e.g. "dave"'),
     cpu: QuantityParam('4').optional().describe('CPU quota, a Kubernetes quantity, e.g. "4" (default "4")'),
     memory: QuantityParam('8Gi').optional().describe('Memory quota with unit suffix, e.g. "8Gi" (default "8Gi")'),
     pods: z.string().regex(/^[1-9]\d{0,4}$/, 'must be a pod count as text, e.g. "20"').optional().describe('Pod quota, e.g. "20" (default "20")'),

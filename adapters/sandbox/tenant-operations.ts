@@ -8,7 +8,15 @@ import { liveTenant, required, servicesOf, sha } from './steps.js';
 /** Quotas of a tenant created without `cpu`, `memory` or `pods`. */
 export const DEFAULT_QUOTAS: Quotas = { cpu: '4', memory: '8Gi', pods: '20' };
 
-/** `create-tenant`: namespace, quotas and admin members (the listed `admins`, else the submitter). */
+/** The user ids of a comma-separated parameter, without blanks or repeats. */
+function userList(text: string | undefined): string[] {
+  return [...new Set((text ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
+}
+
+/**
+ * `create-tenant`: namespace, quotas and members — `admins` (else the submitter) with role `admin`, then `members`
+ * (`member`) and `viewers` (`viewer`); a user named in several lists keeps the strongest role.
+ */
 export function createTenant(p: Record<string, string>, userId: string): Plan {
   const team = p.team_name ?? '';
   const quotas: Quotas = {
@@ -16,8 +24,13 @@ export function createTenant(p: Record<string, string>, userId: string): Plan {
     memory: p.memory?.trim() || DEFAULT_QUOTAS.memory,
     pods: p.pods?.trim() || DEFAULT_QUOTAS.pods,
   };
-  const listed = [...new Set((p.admins ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
+  const listed = userList(p.admins);
   const admins = listed.length > 0 ? listed : [userId];
+  const members: Member[] = [];
+  const seen = new Set<string>();
+  for (const [ids, role] of [[admins, 'admin'], [userList(p.members), 'member'], [userList(p.viewers), 'viewer']] as const) {
+    for (const id of ids) if (!seen.has(id)) seen.add(id), members.push({ userId: id, role });
+  }
   return {
     team,
     app: '',
@@ -34,14 +47,13 @@ export function createTenant(p: Record<string, string>, userId: string): Plan {
         name: `create namespace ${team}`,
         run(ctx) {
           if (ctx.state.tenants[team]) throw new Conflict(`tenant ${team} already exists`);
-          const members: Member[] = admins.map((id) => ({ userId: id, role: 'admin' }));
           const tenant: TenantRecord = {
             name: team,
             displayName: p.display_name?.trim() || team,
             description: p.description?.trim() ?? '',
             contactEmail: p.contact_email?.trim() ?? '',
             quotas,
-            members,
+            members: members.map((m) => ({ ...m })),
             createdAt: ctx.now.toISOString(),
           };
           ctx.state.tenants[team] = tenant;
@@ -59,7 +71,7 @@ export function createTenant(p: Record<string, string>, userId: string): Plan {
         name: `bind roles (admin: ${admins.join(', ')})`,
         run(ctx) {
           liveTenant(ctx.state, team);
-          for (const id of admins) ctx.log(`rolebinding/${team}-admin bound to ${id}`);
+          for (const m of members) ctx.log(`rolebinding/${team}-${m.role} bound to ${m.userId}`);
         },
       },
       {

@@ -15,7 +15,7 @@ async function execute(user: string, operation: string, params: Record<string, s
 
 beforeAll(async () => {
   pds = await startTestServer();
-  await execute('root', 'create-tenant', { team_name: 'acme', admins: 'alice', description: 'Payments', contact_email: 'acme@example.com', cpu: '2', memory: '4Gi', pods: '10' });
+  await execute('root', 'create-tenant', { team_name: 'acme', admins: 'alice', members: 'carol', viewers: 'dave', description: 'Payments', contact_email: 'acme@example.com', cpu: '2', memory: '4Gi', pods: '10' });
   await execute('root', 'create-tenant', { team_name: 'umbrella', admins: 'uma' });
   await execute('alice', 'deploy-service', { action: 'onboard', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.1.0', port: '8787', service_template: 'default' });
   await execute('uma', 'deploy-service', { action: 'onboard', team_name: 'umbrella', component_name: 'lab', dockerfile_repo: 'umbrella/lab', git_tag: '1.0.0', port: '8080', service_template: 'default' });
@@ -59,7 +59,11 @@ describe('tenants', () => {
       description: 'Payments',
       contactEmail: 'acme@example.com',
       quotas: { cpu: '2', memory: '4Gi', pods: '10' },
-      members: [{ userId: 'alice', role: 'admin' }],
+      members: [
+        { userId: 'alice', role: 'admin' },
+        { userId: 'carol', role: 'member' },
+        { userId: 'dave', role: 'viewer' },
+      ],
     });
   });
 
@@ -175,6 +179,17 @@ describe('operations', () => {
       expect(res.status, JSON.stringify(params)).toBe(400);
       expect(res.body.error).toMatch(message);
     }
+  });
+
+  it('lets members operate and viewers only read', async () => {
+    const rollback = { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' };
+    expect((await pds.api('carol', 'POST', '/api/v1/operations/rollback-service/execute', rollback)).status).toBe(200);
+    const viewer = await pds.api('dave', 'POST', '/api/v1/operations/rollback-service/execute', rollback);
+    expect(viewer.status).toBe(403);
+    expect(viewer.body.error).toMatch(/^access denied to this tenant: role "viewer"/);
+    expect((await pds.api('dave', 'GET', '/api/v1/status/acme/web')).status).toBe(200);
+    expect((await pds.api('dave', 'GET', '/api/v1/logs/acme/web')).status).toBe(200);
+    expect((await pds.api('dave', 'POST', '/api/v1/repos/sync', { team: 'acme' })).status).toBe(403);
   });
 
   it('needs tenant membership with a role that may change it', async () => {
