@@ -136,7 +136,9 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string): Schema
     },
     servers: [{ url: baseUrl }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(Object.keys(paths).map(tagOf))].map((name) => ({ name })),
+    tags: [
+      ...new Set(Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => (op as { tags: string[] }).tags))),
+    ].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {

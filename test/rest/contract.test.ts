@@ -32,6 +32,9 @@ describe('OpenAPI', () => {
       expect(op.operationId).toBe(tool.name);
       expect(op.responses['200']).toBeDefined();
     }
+    // Every declared tag is used by an operation, and every operation's tag is declared.
+    const used = new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags)));
+    expect(new Set(doc.tags.map((t: any) => t.name))).toEqual(used);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     // The SPEC paths all exist.
     for (const path of [
