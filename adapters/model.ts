@@ -46,6 +46,7 @@ export const RepoFullName = z
   .string()
   .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'must be "<owner>/<repo>", e.g. "acme/web"');
 
+/** SPEC.md "Operation risk levels". */
 export const RiskLevel = z.enum(['low', 'medium', 'high']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
 
@@ -57,6 +58,7 @@ export const Quotas = z.object({
 });
 export type Quotas = z.infer<typeof Quotas>;
 
+/** Tenant roles: `admin` and `member` may execute operations in the tenant, `viewer` may only read it. */
 export const MemberRole = z.enum(['admin', 'member', 'viewer']);
 export type MemberRole = z.infer<typeof MemberRole>;
 
@@ -94,8 +96,10 @@ export const Service = z.object({
 });
 export type Service = z.infer<typeof Service>;
 
+/** Argo CD Application sync status (SPEC.md "Sync and health of a deployed service"). */
 export const SyncStatus = z.enum(['Synced', 'OutOfSync', 'Unknown']);
 export type SyncStatus = z.infer<typeof SyncStatus>;
+/** Argo CD Application health status. */
 export const HealthStatus = z.enum(['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown']);
 export type HealthStatus = z.infer<typeof HealthStatus>;
 
@@ -128,6 +132,7 @@ export const ResourceUsage = z.object({
 });
 export type ResourceUsage = z.infer<typeof ResourceUsage>;
 
+/** Workflow and audit status (SPEC.md "Workflow/audit status"): `submitted` until the workflow settles. */
 export const AuditStatus = z.enum(['submitted', 'succeeded', 'failed']);
 export type AuditStatus = z.infer<typeof AuditStatus>;
 

@@ -37,6 +37,10 @@ export interface NodeSettings {
   notes: Note[];
 }
 
+/**
+ * What the JavaScript template needs from `package.json`: Node version (from `engines`/`.nvmrc`), entry script (from
+ * `scripts.start` or `main`), install command (lockfile or not), and notes for anything assumed.
+ */
 export function nodeSettings(repo: Repo): NodeSettings {
   const pkg = repo.packageJson();
   const notes: Note[] = [];

@@ -41,8 +41,11 @@ const INSTRUCTIONS =
 // The SDK would build an Ajv instance per Server (about 150 µs); stateless HTTP makes a Server per request, so share one.
 const schemaValidator = new AjvJsonSchemaValidator();
 
-/** The `tools/list` entries for a set of tools, JSON Schemas converted once per tool set. */
 const listings = new WeakMap<readonly AnyTool[], Tool[]>();
+/**
+ * The `tools/list` entries for a set of tools (MCP spec "Tools": name, title, description, `inputSchema`,
+ * `outputSchema` as JSON Schema 2020-12, annotations), converted once per tool set and cached.
+ */
 export function toolListing(tools: readonly AnyTool[]): Tool[] {
   let listing = listings.get(tools);
   if (!listing) {

@@ -10,6 +10,7 @@ import { createRestToolCaller } from '../../tools/remote.js';
 
 export const summary = 'serve the MCP tools over stdio, calling the pds at PDS_BASE_URL with PDS_TOKEN';
 
+/** Serve until stdin closes; returns 0, or 2 without PDS_TOKEN. */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } });
   if (values.help) {

@@ -5,6 +5,7 @@ import { checkedTools } from '../../tools/registry.js';
 
 export const summary = 'print the OpenAPI 3.0 document as YAML';
 
+/** Write the document to stdout; returns 0. */
 export async function run(): Promise<number> {
   const config = loadConfig();
   process.stdout.write(openApiYaml(checkedTools(), config.baseUrl));

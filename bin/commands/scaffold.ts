@@ -36,6 +36,7 @@ options:
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.next', '.cache', '.turbo']);
 const MAX_FILES = 50_000;
 
+/** Show (or with --write, write) the files; returns 0 done, 1 no/several templates or a bad value, 2 usage error. */
 export async function run(argv: string[]): Promise<number> {
   let args: ReturnType<typeof parse>;
   try {

@@ -14,6 +14,7 @@ Prints a JWT signed with PDS_JWT_SECRET (or the secret kept in PDS_DATA_DIR), is
   --ttl      lifetime: s, m, h or d, e.g. 30m, 12h, 7d (default 1h, at most 365d)
 Run it with the same PDS_BASE_URL/PORT and PDS_DATA_DIR as the server.`;
 
+/** Print one token to stdout; returns 0, or 2 for a missing --user or a bad --ttl. */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
