@@ -106,15 +106,12 @@ export function createRestApp(options: RestAppOptions): Koa {
     const limit = options.routeLimit;
     app.use(async (ctx, next) => {
       if (!isProtected(ctx.path)) return next();
-      let admitted = false;
       try {
-        await limit(ctx, () => {
-          admitted = true;
-          return next();
-        });
+        await limit(ctx, next);
       } catch (err) {
-        // Refused by the limit itself (not by anything downstream): an MCP tool call gets an isError tool result.
-        const answer = !admitted && ctx.path === '/mcp' && err instanceof RateLimited ? refusedToolCall(ctx.request.body, err) : undefined;
+        // On /mcp only the limit can throw RateLimited (the MCP handler renders tool errors as results itself), so a
+        // refused tools/call becomes an isError tool result the agent can read.
+        const answer = ctx.path === '/mcp' && err instanceof RateLimited ? refusedToolCall(ctx.request.body, err) : undefined;
         if (!answer) throw err;
         ctx.status = 200; // a JSON-RPC answer; the limiter had set 429
         ctx.set((err as RateLimited).headers);

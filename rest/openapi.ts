@@ -5,9 +5,8 @@
  */
 import { stringify } from 'yaml';
 import { z } from 'zod';
-import type { AnyTool } from '../tools/define.js';
+import { pathParams, type AnyTool } from '../tools/define.js';
 import { SERVER_INFO } from '../tools/mcp.js';
-import { pathParams } from './routes.js';
 
 type Schema = Record<string, unknown>;
 

@@ -5,18 +5,13 @@
  */
 import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
-import type { AnyTool } from '../tools/define.js';
+import { fillPath, pathParams, type AnyTool } from '../tools/define.js';
 import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
 
 /** `/api/v1/status/{team}/{app}` → `/api/v1/status/:team/:app`. */
 export function koaPath(openApiPath: string): string {
-  return openApiPath.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
-}
-
-/** Names of the `{params}` in an OpenAPI path. */
-export function pathParams(openApiPath: string): string[] {
-  return [...openApiPath.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
+  return fillPath(openApiPath, (name) => `:${name}`);
 }
 
 /** Runs a tool for the request's caller; supplied by the app (it closes over invoke() and its deps). */

@@ -29,6 +29,18 @@ export interface RestBinding {
   pathValues?: Record<string, string>;
 }
 
+const PATH_PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Names of the `{params}` of an OpenAPI-form path, in order: `/api/v1/status/{team}/{app}` → `['team', 'app']`. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(PATH_PARAM)].map((m) => m[1]!);
+}
+
+/** An OpenAPI-form path with each `{name}` replaced by `fill(name)`, e.g. Koa's `:name` or a URL-encoded value. */
+export function fillPath(path: string, fill: (name: string) => string): string {
+  return path.replace(PATH_PARAM, (_match, name: string) => fill(name));
+}
+
 /** Operation metadata for the eight operation tools (SPEC.md "Operation definition"). */
 export interface OperationMeta {
   name: string;

@@ -5,7 +5,7 @@
  * answer comes back as the `PlatformError` of its status, so the agent sees the server's message unchanged.
  */
 import { HTTP_STATUS, PlatformError, Unavailable, type ErrorCode } from '../adapters/errors.js';
-import type { AnyTool, RestBinding } from './define.js';
+import { fillPath, type AnyTool, type RestBinding } from './define.js';
 import type { ToolCaller } from './mcp.js';
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(
@@ -35,7 +35,7 @@ export function createRestToolCaller(
   return async (tool, args) => {
     const binding = bindingOf(tool);
     const input = { ...((args ?? {}) as Record<string, unknown>) };
-    const path = binding.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+    const path = fillPath(binding.path, (name) => {
       const value = binding.fixed[name] ?? input[name];
       delete input[name];
       return encodeURIComponent(String(value ?? ''));
