@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json config.ts server.ts ./
 COPY bin ./bin
+COPY core ./core
 COPY tools ./tools
 COPY rest ./rest
 COPY auth ./auth

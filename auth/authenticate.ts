@@ -8,7 +8,7 @@
  */
 import type { Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
-import { Unauthenticated, isPlatformError } from '../adapters/errors.js';
+import { Unauthenticated, isPlatformError } from '../core/errors.js';
 import { createGitHubUserLookup } from '../adapters/github/users.js';
 import type { Config } from '../config.js';
 import { createExternalJwtVerifier, type ExternalJwtVerifier } from './external-jwt.js';

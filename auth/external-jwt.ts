@@ -10,7 +10,7 @@
  * opaque, base64-encoded connector id, the last resort). `groups` feeds `PDS_ADMIN_GROUPS`.
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
-import { Unauthenticated, Unavailable } from '../adapters/errors.js';
+import { Unauthenticated, Unavailable } from '../core/errors.js';
 import { describeJoseError } from './jose-errors.js';
 
 /** Signature algorithms accepted from the identity provider: asymmetric only. */

@@ -8,7 +8,7 @@
  * cached: with nothing cached they answer 503, never 401.
  */
 import type { Redis } from 'ioredis';
-import { Unauthenticated, isPlatformError } from '../adapters/errors.js';
+import { Unauthenticated, isPlatformError } from '../core/errors.js';
 import type { GitHubUserLookup } from '../adapters/github/users.js';
 import { TokenCache } from './token-cache.js';
 

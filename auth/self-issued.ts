@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { SignJWT, jwtVerify } from 'jose';
-import { Unauthenticated } from '../adapters/errors.js';
+import { Unauthenticated } from '../core/errors.js';
 import { describeJoseError } from './jose-errors.js';
 
 export { describeJoseError };

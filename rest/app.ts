@@ -6,7 +6,7 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import { NotFound, RateLimited } from '../adapters/errors.js';
+import { NotFound, RateLimited } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Identity } from '../auth/identity.js';
 import type { AnyTool } from '../tools/define.js';

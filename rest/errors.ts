@@ -4,7 +4,7 @@
  * message; anything else is logged and answered 500 `{ "error": "internal error" }`.
  */
 import type { Middleware } from 'koa';
-import { isPlatformError } from '../adapters/errors.js';
+import { isPlatformError } from '../core/errors.js';
 
 interface HttpishError {
   status?: number;

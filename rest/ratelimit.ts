@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Context, Middleware, Next } from 'koa';
 import ratelimit from 'koa-ratelimit';
-import { RateLimited } from '../adapters/errors.js';
+import { RateLimited } from '../core/errors.js';
 import type { Logger } from '../adapters/redis/connect.js';
 import type { Identity } from '../auth/identity.js';
 import type { WriteLimiter } from '../tools/define.js';

@@ -14,7 +14,7 @@
  * dependency, `server.js`, or a `start` script that runs `node`), in which case it is `javascript`. A dist/ that only
  * holds compiled server code (no index.html) is not SPA output.
  */
-import { InvalidParams } from '../adapters/errors.js';
+import { InvalidParams } from '../core/errors.js';
 import { TEMPLATES, TEMPLATE_IDS, type TemplateId } from './catalog.js';
 import { Repo, type PackageJson, type RepoSnapshot } from './repo.js';
 

@@ -13,8 +13,8 @@
  * plan.onboarding.port;     // '8787'
  */
 import type { z } from 'zod';
-import { InvalidParams } from '../adapters/errors.js';
-import { ServiceName, TeamName, RepoFullName, combinedNameProblem } from '../adapters/model.js';
+import { InvalidParams } from '../core/errors.js';
+import { ServiceName, TeamName, RepoFullName, combinedNameProblem } from '../core/model.js';
 import { PATTERNS, PATTERN_IDS, TEMPLATES, TEMPLATE_IDS, type PatternId, type TemplateId, type TemplateInfo } from './catalog.js';
 import { detectTemplate, type Candidate } from './detect.js';
 import { goSettings, javascriptSettings, pythonEntryCandidates, pythonSettings, staticSettings, type Note } from './inspect.js';

@@ -3,7 +3,7 @@
  * Python `<module>:<app>`, Go package, static output directory) and what had to be assumed. Each `notes` entry
  * becomes a checklist item, so nothing assumed is silent.
  */
-import { InvalidParams } from '../adapters/errors.js';
+import { InvalidParams } from '../core/errors.js';
 import { spaBuilder } from './detect.js';
 import type { Repo } from './repo.js';
 

@@ -3,7 +3,7 @@
  * candidate entry files). Paths are relative to the repository root with `/` separators.
  */
 import { parse as parseToml } from 'smol-toml';
-import { InvalidParams } from '../adapters/errors.js';
+import { InvalidParams } from '../core/errors.js';
 
 /** A repository as scaffolding sees it. */
 export interface RepoSnapshot {

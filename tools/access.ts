@@ -2,9 +2,9 @@
  * The access policy (SPEC.md "Authentication" 4; DESIGN.md "Identity and limits"): platform admins may do anything;
  * otherwise a tenant's members may read it (any role) and execute in it (roles `admin` and `member`).
  */
-import { Forbidden } from '../adapters/errors.js';
-import type { MemberRole, Tenant } from '../adapters/model.js';
-import type { PlatformBackend } from '../adapters/ports.js';
+import { Forbidden } from '../core/errors.js';
+import type { MemberRole, Tenant } from '../core/model.js';
+import type { PlatformBackend } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import type { Access } from './define.js';
 

@@ -7,8 +7,8 @@
  * Format: `<expiry unix seconds>.<nonce>.<signature>` (base64url).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { InvalidParams } from '../adapters/errors.js';
-import type { OnceStore } from '../adapters/ports.js';
+import { InvalidParams } from '../core/errors.js';
+import type { OnceStore } from '../core/ports.js';
 
 /** How long a confirmation value stays valid, seconds. */
 export const CONFIRM_TTL_SECONDS = 300;

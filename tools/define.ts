@@ -6,8 +6,8 @@ import type { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
 import type { Identity } from '../auth/identity.js';
-import type { MemberRole, RiskLevel } from '../adapters/model.js';
-import type { Platform } from '../adapters/ports.js';
+import type { MemberRole, RiskLevel } from '../core/model.js';
+import type { Platform } from '../core/ports.js';
 
 /** Who may call a tool. Tenant access is `viewer` (read) or `member` (execute); platform admins pass every check. */
 export type Access<I> =

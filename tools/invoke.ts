@@ -3,8 +3,8 @@
  * definition"): read-only gate → parse input with zod → authorize → write limit → handler. REST and MCP only
  * translate to and from it. Operation tools audit inside their handler, where the workflow name is known.
  */
-import { Forbidden } from '../adapters/errors.js';
-import type { Platform } from '../adapters/ports.js';
+import { Forbidden } from '../core/errors.js';
+import type { Platform } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import type { Config } from '../config.js';
 import { authorize } from './access.js';

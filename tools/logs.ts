@@ -1,6 +1,6 @@
 /** Service logs (SPEC.md `GET /api/v1/logs/{team}/{app}`; "Limits": lines default 100, max 1000; since default 1h). */
 import { z } from 'zod';
-import { LogLine, ServiceName, TeamName } from '../adapters/model.js';
+import { LogLine, ServiceName, TeamName } from '../core/model.js';
 import { defineTool } from './define.js';
 
 /** Most lines one call returns. */

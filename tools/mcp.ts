@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { isPlatformError, type PlatformError } from '../adapters/errors.js';
+import { isPlatformError, type PlatformError } from '../core/errors.js';
 import type { AnyTool } from './define.js';
 import { outputJson } from './invoke.js';
 

@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { InvalidParams, NotFound, PlatformError, Upstream } from '../adapters/errors.js';
-import { AuditEntry, combinedNameProblem, RiskLevel, SemVerTag } from '../adapters/model.js';
+import { InvalidParams, NotFound, PlatformError, Upstream } from '../core/errors.js';
+import { AuditEntry, combinedNameProblem, RiskLevel, SemVerTag } from '../core/model.js';
 import { createConfirmation, CONFIRM_TTL_SECONDS, redeemConfirmation } from './confirm.js';
 import { deepFreeze } from './invoke.js';
 import { defineTool, type AnyTool, type OperationMeta, type ToolContext, type ToolDefinition } from './define.js';

@@ -3,7 +3,7 @@
  * and each rejection names what is allowed, with an example.
  */
 import { z } from 'zod';
-import { RepoFullName, SemVerTag, ServiceName, TeamName } from '../adapters/model.js';
+import { RepoFullName, SemVerTag, ServiceName, TeamName } from '../core/model.js';
 
 export const TeamNameParam = TeamName.describe('Target tenant, a DNS label, e.g. "acme"');
 export const ComponentNameParam = ServiceName.describe('Service name within the tenant, a DNS label, e.g. "web"');

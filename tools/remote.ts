@@ -4,7 +4,7 @@
  * from the tool's own REST binding (operation tools post to `/api/v1/operations/{name}/execute`); a `{ "error" }`
  * answer comes back as the `PlatformError` of its status, so the agent sees the server's message unchanged.
  */
-import { HTTP_STATUS, PlatformError, Unavailable, type ErrorCode } from '../adapters/errors.js';
+import { HTTP_STATUS, PlatformError, Unavailable, type ErrorCode } from '../core/errors.js';
 import { fillPath, type AnyTool, type RestBinding } from './define.js';
 import type { ToolCaller } from './mcp.js';
 

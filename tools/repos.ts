@@ -3,7 +3,7 @@
  * sync them from the code-host app's installations, and get the URL that grants the app access to one.
  */
 import { z } from 'zod';
-import { Repository, RepoFullName, TeamName } from '../adapters/model.js';
+import { Repository, RepoFullName, TeamName } from '../core/model.js';
 import { defineTool } from './define.js';
 
 const RepoList = z.object({

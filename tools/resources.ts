@@ -1,6 +1,6 @@
 /** Tenant resource usage (SPEC.md `GET /api/v1/resources/{tenant}`). */
 import { z } from 'zod';
-import { ResourceUsage, TeamName } from '../adapters/model.js';
+import { ResourceUsage, TeamName } from '../core/model.js';
 import { defineTool } from './define.js';
 
 export const getResources = defineTool({

@@ -4,8 +4,8 @@
  * parameters and the checklist. The work is in `templates/`; this file is the capability's contract.
  */
 import { z } from 'zod';
-import { InvalidParams, NotFound } from '../adapters/errors.js';
-import { RepoFullName, ServiceName, TeamName } from '../adapters/model.js';
+import { InvalidParams, NotFound } from '../core/errors.js';
+import { RepoFullName, ServiceName, TeamName } from '../core/model.js';
 import {
   MANIFESTS,
   PATTERN_IDS,

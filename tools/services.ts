@@ -1,7 +1,7 @@
 /** Services and their GitOps status (SPEC.md "Services and status"). */
 import { z } from 'zod';
-import { NotFound } from '../adapters/errors.js';
-import { Service, ServiceName, Status, TeamName } from '../adapters/model.js';
+import { NotFound } from '../core/errors.js';
+import { Service, ServiceName, Status, TeamName } from '../core/model.js';
 import { requireTenantAccess, visibleTenants } from './access.js';
 import { defineTool } from './define.js';
 

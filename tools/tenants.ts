@@ -1,7 +1,7 @@
 /** Tenants (SPEC.md "Tenants"): the admin-only list and one tenant with its services. */
 import { z } from 'zod';
-import { NotFound } from '../adapters/errors.js';
-import { Service, TeamName, Tenant, TenantDetail } from '../adapters/model.js';
+import { NotFound } from '../core/errors.js';
+import { Service, TeamName, Tenant, TenantDetail } from '../core/model.js';
 import { defineTool } from './define.js';
 
 export const listTenants = defineTool({

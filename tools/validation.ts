@@ -4,7 +4,7 @@
  * say exactly the same thing.
  */
 import { z } from 'zod';
-import { InvalidParams } from '../adapters/errors.js';
+import { InvalidParams } from '../core/errors.js';
 
 // A missing required field reads "is required", not zod's "expected string, received undefined".
 z.config({

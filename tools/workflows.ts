@@ -1,7 +1,7 @@
 /** Workflow progress and the audit trail (SPEC.md "Workflows and audit"). */
 import { z } from 'zod';
-import { NotFound } from '../adapters/errors.js';
-import { AuditEntry } from '../adapters/model.js';
+import { NotFound } from '../core/errors.js';
+import { AuditEntry } from '../core/model.js';
 import type { Identity } from '../auth/identity.js';
 import { requireTenantAccess, visibleTenants } from './access.js';
 import { defineTool } from './define.js';

@@ -7,7 +7,7 @@
  * Octokit redacts it from the errors kept as `cause`.
  */
 import { Octokit } from '@octokit/rest';
-import { Unauthenticated, Unavailable } from '../errors.js';
+import { Unauthenticated, Unavailable } from '../../core/errors.js';
 
 /** The token's owner and its granted scopes, as GitHub reports them. */
 export interface GitHubTokenOwner {

@@ -2,7 +2,7 @@
  * {@link OnceStore} in process memory: a `Map` from key to expiry time. For one replica without Redis, and for tests.
  * Claims do not survive a restart; use the sandbox's persisted store or Redis where that matters.
  */
-import type { OnceStore } from '../ports.js';
+import type { OnceStore } from '../../core/ports.js';
 
 /** Expired keys are swept at most this often (in claims), so the map stays bounded by what is live. */
 const SWEEP_EVERY = 256;

@@ -5,8 +5,8 @@
  * guessing, because answering "first time" twice would let one confirmation run an operation twice.
  */
 import type { Redis } from 'ioredis';
-import { Unavailable } from '../errors.js';
-import type { OnceStore } from '../ports.js';
+import { Unavailable } from '../../core/errors.js';
+import type { OnceStore } from '../../core/ports.js';
 
 /**
  * @param redis a client from `connectRedis`.

@@ -3,9 +3,9 @@
  * The workflow engine settles an entry in the same atomic write that settles its workflow, so `settle` from an
  * `onSettled` listener is harmless but not needed.
  */
-import { Conflict } from '../errors.js';
-import type { AuditEntry, AuditStatus } from '../model.js';
-import type { AuditStore } from '../ports.js';
+import { Conflict } from '../../core/errors.js';
+import type { AuditEntry, AuditStatus } from '../../core/model.js';
+import type { AuditStore } from '../../core/ports.js';
 import type { StateStore } from './store.js';
 
 /** Create the audit store over the sandbox state. */

@@ -2,9 +2,9 @@
  * The sandbox's {@link PlatformBackend}: tenants, services, GitOps status, logs and resource usage, all read from what
  * the sandbox itself recorded and ran (SPEC "Resources and their fields", "Services and status").
  */
-import { NotFound } from '../errors.js';
-import type { LogLine, ResourceUsage, Service, Status, Tenant } from '../model.js';
-import type { PlatformBackend } from '../ports.js';
+import { NotFound } from '../../core/errors.js';
+import type { LogLine, ResourceUsage, Service, Status, Tenant } from '../../core/model.js';
+import type { PlatformBackend } from '../../core/ports.js';
 import type { LogJournal } from './journal.js';
 import { serviceKey, toService, toTenant, type ServiceRecord } from './state.js';
 import type { StateStore } from './store.js';

@@ -3,9 +3,9 @@
  * GitHub App on that repository (SPEC "First-time onboarding sequence", step 3): the sandbox records an "installation"
  * for the team, and the next `syncRepositories` of that team registers the repository.
  */
-import { InvalidParams, NotFound } from '../errors.js';
-import { RepoFullName, type Repository } from '../model.js';
-import type { CodeHost } from '../ports.js';
+import { InvalidParams, NotFound } from '../../core/errors.js';
+import { RepoFullName, type Repository } from '../../core/model.js';
+import type { CodeHost } from '../../core/ports.js';
 import type { StateStore } from './store.js';
 
 export interface CodeHostOptions {

@@ -9,8 +9,8 @@
  *   succeeded | failed); the service it was rolling out is marked `Degraded` with that message.
  * - Each step writes log lines to the journal: a line naming the step, the step's own lines, deployment events.
  */
-import { Conflict, isPlatformError, Unavailable, Upstream } from '../errors.js';
-import type { WorkflowEngine, WorkflowRun, WorkflowSubmission } from '../ports.js';
+import { Conflict, isPlatformError, Unavailable, Upstream } from '../../core/errors.js';
+import type { WorkflowEngine, WorkflowRun, WorkflowSubmission } from '../../core/ports.js';
 import type { JournalLine, LogJournal } from './journal.js';
 import { planOperation, type OperationEnv, type Plan, type StepContext } from './plan.js';
 import { serviceKey, type SandboxState, type WorkflowRecord } from './state.js';

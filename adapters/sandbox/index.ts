@@ -16,7 +16,7 @@
  * Files in `dataDir`: `state.json`, `logs.jsonl`, `lock`.
  */
 import path from 'node:path';
-import type { Platform } from '../ports.js';
+import type { Platform } from '../../core/ports.js';
 import { sandboxAuditStore } from './audit.js';
 import { sandboxBackend } from './backend.js';
 import { sandboxCodeHost } from './code-host.js';

@@ -3,7 +3,7 @@
  * stays used after it (the memory store in `adapters/memory/once.ts` forgets). Expired claims are dropped as new ones
  * are made and at start-up.
  */
-import type { OnceStore } from '../ports.js';
+import type { OnceStore } from '../../core/ports.js';
 import type { SandboxState } from './state.js';
 import type { StateStore } from './store.js';
 

@@ -8,7 +8,7 @@
  * with the workflow's progress, so a step runs to completion exactly once even across a crash: it is re-run only when
  * its commit never reached the disk. A step that throws fails the workflow with the error's message.
  */
-import { InvalidParams } from '../errors.js';
+import { InvalidParams } from '../../core/errors.js';
 import { previewDelete, previewDeploy } from './preview-operations.js';
 import { deploy, onboard, provisionDatabase, retire, rollback, updateConfig } from './service-operations.js';
 import type { SandboxState, WorkflowRecord } from './state.js';

@@ -2,7 +2,7 @@
  * Plans of `preview-deploy` and `preview-delete` (see `plan.ts`): a preview is a service named
  * `<component>-preview-<x>-<y>-<z>` (componentType `preview`) with its own host and an expiry (`previews.ts`).
  */
-import { Conflict, InvalidParams, NotFound } from '../errors.js';
+import { Conflict, InvalidParams, NotFound } from '../../core/errors.js';
 import type { OperationEnv, Plan } from './plan.js';
 import { serviceKey, type SandboxState, type ServiceRecord } from './state.js';
 import { liveService, liveTenant, previewName, previewsOf, recordDeployed, required, rolloutSteps, serviceHost, startRollout } from './steps.js';

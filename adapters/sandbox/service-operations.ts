@@ -2,7 +2,7 @@
  * Plans of `deploy-service` (actions `onboard`, `deploy`, `update-config`), `rollback-service`, `provision-database`
  * and `retire-service` (see `plan.ts`).
  */
-import { Conflict, InvalidParams, NotFound } from '../errors.js';
+import { Conflict, InvalidParams, NotFound } from '../../core/errors.js';
 import type { OperationEnv, Plan } from './plan.js';
 import { serviceKey, type SandboxState, type ServiceRecord } from './state.js';
 import {

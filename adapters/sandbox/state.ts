@@ -5,7 +5,7 @@
  * instead of being silently overwritten.
  */
 import { z } from 'zod';
-import { AuditEntry, AuditStatus, HealthStatus, Repository, Service, SyncStatus, Tenant } from '../model.js';
+import { AuditEntry, AuditStatus, HealthStatus, Repository, Service, SyncStatus, Tenant } from '../../core/model.js';
 
 /** Version of the document layout; bump and migrate in `store.ts` when it changes. */
 export const STATE_VERSION = 1;

@@ -3,7 +3,7 @@
  * rollout, health check) steps, the lookups that fail a step with a clear message, and names (hosts, images, pods).
  */
 import { createHash } from 'node:crypto';
-import { InvalidParams, NotFound, Conflict } from '../errors.js';
+import { InvalidParams, NotFound, Conflict } from '../../core/errors.js';
 import type { OperationEnv, Step, StepContext } from './plan.js';
 import { serviceKey, type SandboxState, type ServiceRecord, type TenantRecord, type WorkflowRecord } from './state.js';
 

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Unavailable } from '../errors.js';
+import { Unavailable } from '../../core/errors.js';
 import { emptyState, SandboxState } from './state.js';
 
 const STATE_FILE = 'state.json';

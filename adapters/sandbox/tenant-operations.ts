@@ -1,6 +1,6 @@
 /** Plans of `create-tenant` and `delete-tenant` (see `plan.ts`). */
-import { Conflict } from '../errors.js';
-import type { Member, Quotas } from '../model.js';
+import { Conflict } from '../../core/errors.js';
+import type { Member, Quotas } from '../../core/model.js';
 import type { Plan } from './plan.js';
 import { serviceKey, type TenantRecord } from './state.js';
 import { liveTenant, required, servicesOf, sha } from './steps.js';

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { isPlatformError } from '../../adapters/errors.js';
+import { isPlatformError } from '../../core/errors.js';
 import { MANIFESTS, PATTERN_IDS, TEMPLATE_IDS, pythonEntryCandidates, scaffold, type PatternId, type ScaffoldPlan, type TemplateId } from '../../templates/index.js';
 
 export const summary = 'add the Dockerfile and CI deploy workflow a local repository needs (dry run unless --write)';

@@ -1,6 +1,6 @@
 /** Shared set-up for the auth tests: config pointing at the fixtures, and error capture. */
 import { loadConfig, type Config } from '../../config.js';
-import { PlatformError } from '../../adapters/errors.js';
+import { PlatformError } from '../../core/errors.js';
 
 export const SECRET = new TextEncoder().encode('s'.repeat(40));
 export const BASE = 'http://pds.test';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RateLimited } from '../../adapters/errors.js';
+import { RateLimited } from '../../core/errors.js';
 import { connectRedis } from '../../adapters/redis/connect.js';
 import type { Identity } from '../../auth/identity.js';
 import { createWriteLimiter } from '../../rest/ratelimit.js';

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { createSandboxPlatform, type SandboxOptions } from '../../adapters/sandbox/index.js';
-import type { AuditEntry } from '../../adapters/model.js';
-import type { Platform, WorkflowRun } from '../../adapters/ports.js';
+import type { AuditEntry } from '../../core/model.js';
+import type { Platform, WorkflowRun } from '../../core/ports.js';
 
 const dirs: string[] = [];
 const platforms: Platform[] = [];

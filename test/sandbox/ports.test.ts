@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryOnceStore } from '../../adapters/memory/once.js';
-import type { AuditEntry } from '../../adapters/model.js';
+import type { AuditEntry } from '../../core/model.js';
 import { execute, openSandbox, run, tempDir } from './helpers.js';
 
 function entry(n: number, timestamp: string, userId = 'alice'): AuditEntry {

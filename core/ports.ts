@@ -2,7 +2,7 @@
  * The ports: the small interfaces behind which the outside world lives (DESIGN.md "Ports"). Two families implement
  * them: `adapters/sandbox/` (embedded, the default) and the cluster adapters (`adapters/kubernetes/`, `github/`,
  * `loki/`, `redis/`). Nothing here knows about Koa or MCP. Every method either returns a value from
- * `adapters/model.ts` or throws a `PlatformError` (`adapters/errors.ts`); upstream errors never escape raw.
+ * `core/model.ts` or throws a `PlatformError` (`core/errors.ts`); upstream errors never escape raw.
  */
 import type {
   AuditEntry,
