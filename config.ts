@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { LOG_LEVELS, type LogLevel } from './core/logger.js';
 
 const csv = z
   .string()
@@ -39,6 +40,7 @@ const Env = z.object({
     .default('apps.localhost'),
   PDS_SANDBOX_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   PDS_TOKEN: z.string().optional(),
+  PDS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
 /** The validated configuration. Durations in milliseconds where named `…Ms`. */
@@ -68,6 +70,8 @@ export interface Config {
   sandboxStepMs: number;
   /** Bearer token used by `pds mcp` (stdio). */
   token?: string;
+  /** `PDS_LOG_LEVEL`: least severe level written (default `info`). */
+  logLevel: LogLevel;
 }
 
 /**
@@ -101,5 +105,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     domain: e.PDS_DOMAIN,
     sandboxStepMs: e.PDS_SANDBOX_STEP_MS,
     token: e.PDS_TOKEN,
+    logLevel: e.PDS_LOG_LEVEL,
   };
 }

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
+import { createLogger, silentLogger, type Logger } from './core/logger.js';
 import type { Platform } from './core/ports.js';
 import { createSandboxPlatform } from './adapters/sandbox/index.js';
 import { connectRedis } from './adapters/redis/connect.js';
@@ -36,16 +37,18 @@ export interface ServerOverrides {
   routeLimit?: Middleware;
   writeLimiter?: WriteLimiter;
   publicRoutes?: Router[];
-  log?: (err: unknown) => void;
+  /** The process logger (default: JSON lines on stdout at `PDS_LOG_LEVEL`). */
+  log?: Logger;
 }
 
 /**
  * The platform for `config.backend`.
  * @throws Error for `kubernetes` until the cluster adapters land.
  */
-export async function buildPlatform(config: Config): Promise<Platform> {
+export async function buildPlatform(config: Config, log: Logger = silentLogger): Promise<Platform> {
   if (config.backend === 'sandbox') {
     return createSandboxPlatform({
+      log,
       dataDir: config.dataDir,
       domain: config.domain,
       stepMs: config.sandboxStepMs,
@@ -60,26 +63,27 @@ export async function buildPlatform(config: Config): Promise<Platform> {
  * OpenAPI use `config.baseUrl`, so set it to the address callers use.
  */
 export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
-  const platform = overrides.platform ?? (await buildPlatform(config));
+  const log = overrides.log ?? createLogger({ level: config.logLevel });
+  const platform = overrides.platform ?? (await buildPlatform(config, log));
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
   // Settle audit entries as workflows finish; idempotent for engines that settle them themselves.
   platform.workflows.onSettled((run) => {
-    void platform.audit.settle(run.name, run.phase, run.message).catch(overrides.log ?? console.error);
+    void platform.audit.settle(run.name, run.phase, run.message).catch((err: unknown) => log.error({ err, workflow: run.name }, 'could not settle an audit entry'));
   });
   // Shared limits and PAT cache when REDIS_URL is set; never waits on an unreachable Redis (rest/ratelimit.ts policy).
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, { log }) : undefined;
   const app = createRestApp({
     tools: checkedTools(),
     invokeDeps: {
       platform,
       config,
       confirmSecret: secret,
-      writeLimiter: overrides.writeLimiter ?? createWriteLimiter({ redis }),
+      writeLimiter: overrides.writeLimiter ?? createWriteLimiter({ redis, log }),
     },
     authenticator: overrides.authenticator ?? createAuthenticator(config, secret, { redis }),
-    routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy }),
+    routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy, log }),
     publicRoutes: [wellKnownRouter(config), ...(overrides.publicRoutes ?? [])],
-    log: overrides.log,
+    log,
   });
   const http = app.listen(config.port, config.host);
   await once(http, 'listening');

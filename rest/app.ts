@@ -8,6 +8,7 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { NotFound, RateLimited } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
+import type { Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
 import type { AnyTool } from '../tools/define.js';
 import { invoke, type InvokeDeps } from '../tools/invoke.js';
@@ -27,8 +28,8 @@ export interface RestAppOptions {
   routeLimit?: Middleware;
   /** Unauthenticated routes mounted beside `/healthz` (e.g. `/.well-known/oauth-protected-resource`). */
   publicRoutes?: Router[];
-  /** Where unexpected errors go (default `console.error`). */
-  log?: (err: unknown) => void;
+  /** Where unexpected errors go (default: nowhere). */
+  log?: Logger;
 }
 
 /** Paths that require a bearer token. */
@@ -74,7 +75,10 @@ export function createRestApp(options: RestAppOptions): Koa {
   const mcp = new Router();
   mcp.post('/mcp', async (ctx) => {
     const identity = ctx.state.identity as Identity;
-    const server = createMcpServer(tools, (tool, args) => runTool(tool, args, identity), { readOnly: invokeDeps.config.readOnly });
+    const server = createMcpServer(tools, (tool, args) => runTool(tool, args, identity), {
+      readOnly: invokeDeps.config.readOnly,
+      log: options.log,
+    });
     ctx.respond = false;
     await handleMcpHttpRequest(server, ctx.req, ctx.res, ctx.request.body);
   });

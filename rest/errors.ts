@@ -5,6 +5,7 @@
  */
 import type { Middleware } from 'koa';
 import { isPlatformError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 
 interface HttpishError {
   status?: number;
@@ -15,7 +16,7 @@ interface HttpishError {
 }
 
 /** Koa middleware that renders every error as `{ "error": "…" }`. Mount it first. */
-export function errorMiddleware(log: (err: unknown) => void = console.error): Middleware {
+export function errorMiddleware(log: Logger = silentLogger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -33,7 +34,7 @@ export function errorMiddleware(log: (err: unknown) => void = console.error): Mi
         ctx.body = { error: e.type === 'entity.parse.failed' ? `invalid JSON body: ${e.message}` : (e.message ?? 'bad request') };
         return;
       }
-      log(err);
+      log.error({ err, method: ctx.method, path: ctx.path }, 'unexpected error answering a request');
       ctx.status = 500;
       ctx.body = { error: 'internal error' };
     }

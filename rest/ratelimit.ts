@@ -22,7 +22,7 @@ import type { Redis } from 'ioredis';
 import type { Context, Middleware, Next } from 'koa';
 import ratelimit from 'koa-ratelimit';
 import { RateLimited } from '../core/errors.js';
-import type { Logger } from '../adapters/redis/connect.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
 import type { WriteLimiter } from '../tools/define.js';
 
@@ -44,7 +44,7 @@ export interface LimitOptions {
   durationMs?: number;
   /** Redis key prefix (default `pds:limit:route` / `pds:limit:write`); two processes with the same one share budgets. */
   namespace?: string;
-  /** Where the Redis fallback is reported (default `console`). */
+  /** Where the Redis fallback is reported (default: nowhere). */
   log?: Logger;
   /** After a failed Redis command, use memory this long before trying Redis again (default {@link REDIS_RETRY_MS}). */
   redisRetryMs?: number;
@@ -201,7 +201,7 @@ export function createWriteLimiter(options: LimitOptions = {}): WriteLimiter {
  * to memory once per outage (warn) and the switch back once (info).
  */
 function redisBreaker(redis: Redis | undefined, options: Pick<LimitOptions, 'log' | 'redisRetryMs'>, what: string) {
-  const log = options.log ?? console;
+  const log = options.log ?? silentLogger;
   const retryMs = options.redisRetryMs ?? REDIS_RETRY_MS;
   let degraded = false;
   let retryAt = 0;

@@ -23,6 +23,7 @@ import {
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { isPlatformError, type PlatformError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { AnyTool } from './define.js';
 import { outputJson } from './invoke.js';
 
@@ -63,9 +64,9 @@ export function toolListing(tools: readonly AnyTool[]): Tool[] {
 }
 
 /** Render a thrown error as a tool result an agent can read. */
-export function errorResult(err: unknown, log: (err: unknown) => void = console.error): CallToolResult {
+export function errorResult(err: unknown, log: Logger = silentLogger): CallToolResult {
   if (isPlatformError(err)) return { isError: true, content: [{ type: 'text', text: err.message }] };
-  log(err);
+  log.error({ err }, 'unexpected error in a tool call');
   return { isError: true, content: [{ type: 'text', text: 'internal error' }] };
 }
 
@@ -104,7 +105,11 @@ export function refusedToolCall(body: unknown, err: PlatformError): { jsonrpc: '
  * `call`. With `readOnly`, write tools are not listed; a call to one still reaches `call`, whose invoke() refuses it
  * with the read-only message. Cheap to construct: no schema work happens here.
  */
-export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, options: { readOnly?: boolean } = {}): Server {
+export function createMcpServer(
+  tools: readonly AnyTool[],
+  call: ToolCaller,
+  options: { readOnly?: boolean; log?: Logger } = {},
+): Server {
   const byName = toolIndex(tools);
   const listing = toolListing(options.readOnly ? readOnlyView(tools) : tools);
   const server = new Server(SERVER_INFO, {
@@ -122,7 +127,7 @@ export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, opt
       const output = (await call(tool, request.params.arguments ?? {})) as Record<string, unknown>;
       return { content: [{ type: 'text', text: outputJson(output) }], structuredContent: output };
     } catch (err) {
-      return errorResult(err);
+      return errorResult(err, options.log);
     }
   });
   return server;

@@ -8,12 +8,7 @@
  * reconnecting in the background; the outage is logged once when it starts and once when it ends, never per request.
  */
 import { Redis } from 'ioredis';
-
-/** Where pds writes operational messages. `console` satisfies it. */
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-}
+import { silentLogger, type Logger } from '../../core/logger.js';
 
 /** Tuning for {@link connectRedis}; the defaults suit a Redis on the same network. */
 export interface RedisConnectOptions {
@@ -35,7 +30,7 @@ export interface RedisConnectOptions {
  * const limit = createRouteLimit({ redis, trustProxy: config.trustProxy });
  */
 export async function connectRedis(url: string, options: RedisConnectOptions = {}): Promise<Redis> {
-  const log = options.log ?? console;
+  const log = options.log ?? silentLogger;
   const where = redactUrl(url);
   const client = new Redis(url, {
     connectTimeout: options.connectTimeoutMs ?? 2000,

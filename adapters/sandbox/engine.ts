@@ -10,6 +10,7 @@
  * - Each step writes log lines to the journal: a line naming the step, the step's own lines, deployment events.
  */
 import { Conflict, isPlatformError, Unavailable, Upstream } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
 import type { WorkflowEngine, WorkflowRun, WorkflowSubmission } from '../../core/ports.js';
 import type { JournalLine, LogJournal } from './journal.js';
 import { planOperation, type OperationEnv, type Plan, type StepContext } from './plan.js';
@@ -25,6 +26,7 @@ export interface EngineOptions {
   env: OperationEnv;
   /** Called after every committed step, e.g. so the preview reaper can re-arm its timer. */
   afterCommit?: () => void;
+  log: Logger;
 }
 
 /** The in-process workflow engine of the sandbox. Call {@link resumeAll} once after construction. */
@@ -100,7 +102,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       const step = this.advance(name)
-        .catch((err: unknown) => console.error(`sandbox: workflow ${name}: unexpected error`, err))
+        .catch((err: unknown) => this.options.log.error({ err, workflow: name }, 'sandbox: unexpected error running a workflow step'))
         .finally(() => this.inflight.delete(step));
       this.inflight.add(step);
     }, this.options.stepMs);
@@ -149,7 +151,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     } catch (err) {
       if (err instanceof StateWriteError) {
         // The step is committed in memory; the next successful write persists it. Keep going.
-        console.error(`sandbox: workflow ${name}: ${err.message}`, err.cause);
+        this.options.log.warn({ err, workflow: name }, 'sandbox: a workflow step is committed in memory but not yet on disk; the next write retries');
       } else {
         const message = failureMessage(err, record.steps[index]?.name ?? '?');
         await store
@@ -161,12 +163,12 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
             markDegraded(draft, plan, name, message);
             appended = journal.append([header, this.line(plan, run, index, at, `workflow ${name} failed: ${message}`)]);
           })
-          .catch((writeErr: unknown) => console.error('sandbox: could not record a workflow failure', writeErr));
+          .catch((writeErr: unknown) => this.options.log.error({ err: writeErr, workflow: name }, 'sandbox: could not record a workflow failure'));
       }
     }
 
     this.options.afterCommit?.();
-    await appended.catch((err: unknown) => console.error('sandbox: could not append log lines', err));
+    await appended.catch((err: unknown) => this.options.log.error({ err, workflow: name }, 'sandbox: could not append log lines'));
 
     const after = store.latest.workflows[name];
     if (after && after.phase !== 'submitted') this.notify(toRun(after));
@@ -178,7 +180,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
       try {
         listener({ ...run });
       } catch (err) {
-        console.error(`sandbox: onSettled listener failed for ${run.name}`, err);
+        this.options.log.error({ err, workflow: run.name }, 'sandbox: an onSettled listener failed');
       }
     }
   }

@@ -16,6 +16,7 @@
  * Files in `dataDir`: `state.json`, `logs.jsonl`, `lock`.
  */
 import path from 'node:path';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import type { Platform } from '../../core/ports.js';
 import { sandboxAuditStore } from './audit.js';
 import { sandboxBackend } from './backend.js';
@@ -47,6 +48,8 @@ export interface SandboxOptions {
   hourMs?: number;
   /** Newest log lines kept per service (default 5,000). */
   maxLogLinesPerService?: number;
+  /** Where the sandbox reports failures it handles itself (default: nowhere). */
+  log?: Logger;
 }
 
 const HOUR_MS = 3_600_000;
@@ -62,6 +65,7 @@ const HOUR_MS = 3_600_000;
  */
 export async function createSandboxPlatform(options: SandboxOptions): Promise<Platform> {
   const now = options.now ?? (() => new Date());
+  const log = (options.log ?? silentLogger).child({ component: 'sandbox' });
   const store = await StateStore.open(options.dataDir);
   let journal: LogJournal;
   try {
@@ -76,7 +80,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     throw err;
   }
 
-  const reaper = new PreviewReaper({ store, journal, now });
+  const reaper = new PreviewReaper({ store, journal, now, log });
   await reaper.sweep();
   const engine = new SandboxWorkflowEngine({
     store,
@@ -85,6 +89,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     now,
     env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS },
     afterCommit: () => reaper.rearm(),
+    log,
   });
   engine.resumeAll();
   reaper.rearm();

@@ -3,6 +3,7 @@
  * with nobody calling — by a timer armed for the earliest expiry while the sandbox runs, and at start-up for previews
  * that expired while it was down. The removal is logged in the base service's log.
  */
+import type { Logger } from '../../core/logger.js';
 import type { JournalLine, LogJournal } from './journal.js';
 import { serviceKey } from './state.js';
 import type { StateStore } from './store.js';
@@ -14,6 +15,7 @@ export interface ReaperOptions {
   store: StateStore;
   journal: LogJournal;
   now: () => Date;
+  log: Logger;
 }
 
 /** Removes expired previews. Call {@link sweep} at start-up and {@link rearm} whenever a preview may have changed. */
@@ -28,7 +30,7 @@ export class PreviewReaper {
   /** Remove every preview whose expiry has passed, in one state write; then re-arm. */
   sweep(): Promise<void> {
     this.running = this.running.then(() => this.removeExpired()).catch((err: unknown) => {
-      console.error('sandbox: could not remove expired previews', err);
+      this.options.log.error({ err }, 'sandbox: could not remove expired previews');
     });
     return this.running;
   }

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { silentLogger } from '../../core/logger.js';
 import type { Redis } from 'ioredis';
 import { createAuthenticator } from '../../auth/authenticate.js';
 import { connectRedis } from '../../adapters/redis/connect.js';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
 import { SECRET, refusal, testConfig } from './helpers.js';
 
-const quiet = { info: () => {}, warn: () => {} };
+const quiet = silentLogger;
 let gh: GitHubFixture;
 let redis: Redis;
 let n = 0;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { issueSelfToken, loadOrCreateSecret } from '../../auth/self-issued.js';
 import { loadConfig, type Config } from '../../config.js';
+import { silentLogger } from '../../core/logger.js';
 import { startServer, type RunningServer, type ServerOverrides } from '../../server.js';
 
 /** A free TCP port on 127.0.0.1 (bound and released). */
@@ -45,7 +46,7 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
 /** Start pds with {@link testConfig}. */
 export async function startTestServer(env: Record<string, string> = {}, overrides: ServerOverrides = {}): Promise<TestServer> {
   const config = await testConfig(env);
-  const server = await startServer(config, { log: () => {}, ...overrides });
+  const server = await startServer(config, { log: silentLogger, ...overrides });
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
   const token = (user: string, groups: string[] = []) => issueSelfToken(secret, config.baseUrl, { sub: user, groups }, 3600);
   return {

@@ -3,6 +3,7 @@
  * Redis, the switch is logged once each way; single-use markers fail closed (503). Uses its own redis-server so the
  * shared one keeps running for the other suites.
  */
+import { silentLogger } from '../../core/logger.js';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,18 +17,10 @@ import type { Identity } from '../../auth/identity.js';
 import { errorMiddleware } from '../../rest/errors.js';
 import { createRouteLimit, createWriteLimiter } from '../../rest/ratelimit.js';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server.js';
+import { recordingLogger } from '../helpers/log.js';
 import { startTestServer } from '../helpers/server.js';
 import { burst, closeAgents, send } from './http.js';
 
-function recorder() {
-  const lines: { level: 'info' | 'warn'; message: string }[] = [];
-  return {
-    lines,
-    info: (message: string) => void lines.push({ level: 'info', message }),
-    warn: (message: string) => void lines.push({ level: 'warn', message }),
-    count: (level: 'info' | 'warn', pattern: RegExp) => lines.filter((l) => l.level === level && pattern.test(l.message)).length,
-  };
-}
 
 const who = (userId: string): Identity => ({ userId, groups: [], admin: false, tokenKind: 'pat' });
 const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
@@ -46,7 +39,8 @@ const timed = async <T>(work: () => Promise<T>) => {
 let server: RedisServer;
 let redis: Redis;
 let http: Server;
-const log = recorder();
+const recorded = recordingLogger();
+const log = recorded.log;
 
 beforeAll(async () => {
   server = await startRedisServer();
@@ -65,7 +59,7 @@ describe('Redis stops mid-run', () => {
     const namespace = `outage:${randomUUID()}`;
     const writes = createWriteLimiter({ redis, namespace: `${namespace}:w`, log, redisRetryMs: 200 });
     const app = new Koa();
-    app.use(errorMiddleware(() => {}));
+    app.use(errorMiddleware(silentLogger));
     app.use((ctx, next) => {
       ctx.state.identity = who(ctx.get('x-user'));
       return next();
@@ -96,9 +90,9 @@ describe('Redis stops mid-run', () => {
     const { value: refused, ms } = await timed(() => writes.consume(who('alice')).then(() => undefined, (e: unknown) => e));
     expect(refused).toMatchObject({ code: 'RATE_LIMITED' });
     expect(ms).toBeLessThan(100);
-    expect(log.count('warn', /^route limit \(300\/min\): redis unavailable/)).toBe(1);
-    expect(log.count('warn', /^write limit \(20\/min\): redis unavailable/)).toBe(1);
-    expect(log.count('warn', /^redis redis:\/\/127\.0\.0\.1:\d+\/? unreachable/)).toBe(1);
+    expect(recorded.count('warn', /^route limit \(300\/min\): redis unavailable/)).toBe(1);
+    expect(recorded.count('warn', /^write limit \(20\/min\): redis unavailable/)).toBe(1);
+    expect(recorded.count('warn', /^redis redis:\/\/127\.0\.0\.1:\d+\/? unreachable/)).toBe(1);
 
     // Back: ioredis reconnects on its own; the next requests use Redis again (the shared window kept nothing while
     // it was down: a fresh server has no data), and the recovery is logged once.
@@ -107,10 +101,10 @@ describe('Redis stops mid-run', () => {
     await burst(3, get);
     expect(await redis.zcard(`${namespace}:r:alice`)).toBe(3);
     await writes.consume(who('alice'));
-    expect(log.count('info', /^route limit \(300\/min\): redis answers again/)).toBe(1);
-    expect(log.count('info', /^write limit \(20\/min\): redis answers again/)).toBe(1);
-    expect(log.count('info', /reachable again/)).toBe(1);
-    expect(log.count('warn', /unavailable|unreachable/)).toBe(3);
+    expect(recorded.count('info', /^route limit \(300\/min\): redis answers again/)).toBe(1);
+    expect(recorded.count('info', /^write limit \(20\/min\): redis answers again/)).toBe(1);
+    expect(recorded.count('info', /reachable again/)).toBe(1);
+    expect(recorded.count('warn', /unavailable|unreachable/)).toBe(3);
   });
 
   it('single-use markers fail closed while Redis is away: 503, at once', async () => {

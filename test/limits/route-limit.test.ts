@@ -1,3 +1,4 @@
+import { silentLogger } from '../../core/logger.js';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -8,17 +9,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectRedis } from '../../adapters/redis/connect.js';
 import { errorMiddleware } from '../../rest/errors.js';
 import { createRouteLimit, clientAddress } from '../../rest/ratelimit.js';
+import { recordingLogger } from '../helpers/log.js';
 import { burst, closeAgents, send } from './http.js';
 
-const warnings: string[] = [];
-const quiet = { info: () => {}, warn: (m: string) => void warnings.push(m) };
+const recorded = recordingLogger('warn');
+const quiet = recorded.log;
 const servers: Server[] = [];
 let redis: Redis;
 
 /** A Koa app shaped like pds's: errors → (stand-in) authentication from `x-user` → route limit → handler. */
 async function limitedApp(limit: Middleware, host = '127.0.0.1'): Promise<string> {
   const app = new Koa();
-  app.use(errorMiddleware(() => {}));
+  app.use(errorMiddleware(silentLogger));
   app.use((ctx, next) => {
     ctx.state.identity = { userId: ctx.get('x-user'), groups: [], admin: false, tokenKind: 'self-issued' };
     return next();
@@ -39,7 +41,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // Refusals are not Redis failures: nothing here may have fallen back to memory.
-  expect(warnings).toEqual([]);
+  expect(recorded.lines).toEqual([]);
   closeAgents();
   for (const s of servers) s.close();
   redis.disconnect();

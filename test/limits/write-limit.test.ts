@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { silentLogger } from '../../core/logger.js';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RateLimited } from '../../core/errors.js';
@@ -6,7 +7,7 @@ import { connectRedis } from '../../adapters/redis/connect.js';
 import type { Identity } from '../../auth/identity.js';
 import { createWriteLimiter } from '../../rest/ratelimit.js';
 
-const quiet = { info: () => {}, warn: () => {} };
+const quiet = silentLogger;
 let redis: Redis;
 beforeAll(async () => {
   redis = await connectRedis(inject('redisUrl'), { log: quiet });

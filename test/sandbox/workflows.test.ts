@@ -1,4 +1,5 @@
-import { describe, expect, it, vi } from 'vitest';
+import { recordingLogger } from '../helpers/log.js';
+import { describe, expect, it } from 'vitest';
 import { execute, ONBOARD, openSandbox, run, settled, tempDir, waitFor } from './helpers.js';
 
 describe('sandbox workflows', () => {
@@ -171,8 +172,8 @@ describe('sandbox workflows', () => {
   });
 
   it('calls every onSettled listener once per workflow, and settles an audit entry appended after the workflow ended', async () => {
-    const platform = await openSandbox(await tempDir(), { stepMs: 0 });
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const recorded = recordingLogger();
+    const platform = await openSandbox(await tempDir(), { stepMs: 0, log: recorded.log });
     const seen: string[] = [];
     platform.workflows.onSettled((r) => seen.push(`${r.name}:${r.phase}`));
     platform.workflows.onSettled(() => {
@@ -187,8 +188,9 @@ describe('sandbox workflows', () => {
     expect(await platform.audit.get('wf-late')).toMatchObject({ status: 'succeeded', message: 'tenant acme created' });
     await new Promise((r) => setTimeout(r, 20));
     expect(seen).toEqual(['wf-late:succeeded']);
-    expect(logged).toHaveBeenCalledWith('sandbox: onSettled listener failed for wf-late', expect.any(Error));
-    logged.mockRestore();
+    expect(recorded.lines).toContainEqual(
+      expect.objectContaining({ level: 'error', workflow: 'wf-late', err: expect.objectContaining({ message: 'a broken listener does not stop the others' }) }),
+    );
     await expect(
       platform.workflows.submit({ name: 'wf-late', operation: 'create-tenant', workflowTemplate: 'create-tenant', parameters: {}, userId: 'a' }),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
