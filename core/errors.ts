@@ -9,6 +9,7 @@
 /** Stable, machine-readable error codes. */
 export type ErrorCode =
   | 'INVALID_PARAMS'
+  | 'CONFIRMATION_REQUIRED'
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
@@ -20,6 +21,7 @@ export type ErrorCode =
 /** HTTP status per code: the single table both edges use (SPEC.md "Errors"). */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   INVALID_PARAMS: 400,
+  CONFIRMATION_REQUIRED: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -34,11 +36,21 @@ export class PlatformError extends Error {
   readonly code: ErrorCode;
   /** Extra response headers the HTTP edge should send (e.g. `WWW-Authenticate`, `Retry-After`). */
   readonly headers: Record<string, string>;
-  constructor(code: ErrorCode, message: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+  /**
+   * Structured fields of the failure for machines (e.g. a confirmation value): MCP sends them as the error result's
+   * `structuredContent`; REST keeps the SPEC's `{ "error" }` body and carries them in {@link headers}.
+   */
+  readonly data?: Readonly<Record<string, unknown>>;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { cause?: unknown; headers?: Record<string, string>; data?: Record<string, unknown> } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.headers = options.headers ?? {};
+    if (options.data) this.data = options.data;
   }
   get status(): number {
     return HTTP_STATUS[this.code];
@@ -49,6 +61,29 @@ export class PlatformError extends Error {
 export class InvalidParams extends PlatformError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('INVALID_PARAMS', message, options);
+  }
+}
+
+/**
+ * 400: a destructive operation needs a person's confirmation (SPEC.md execute status 400). Nothing was changed. The
+ * message says what would happen and carries the value (REST callers read it there, as ever); `data` carries it for
+ * machines: `{ confirm, expiresAt, plan }`, and headers `PDS-Confirm` and `PDS-Confirm-Expires` carry it over REST.
+ */
+export class ConfirmationRequired extends PlatformError {
+  /** The value to send back as `confirm`. */
+  readonly confirm: string;
+  /** ISO 8601 UTC time after which {@link confirm} is refused. */
+  readonly expiresAt: string;
+  /** What the operation will do, one line. */
+  readonly plan: string;
+  constructor(message: string, details: { confirm: string; expiresAt: string; plan: string }) {
+    super('CONFIRMATION_REQUIRED', message, {
+      headers: { 'PDS-Confirm': details.confirm, 'PDS-Confirm-Expires': details.expiresAt },
+      data: { ...details },
+    });
+    this.confirm = details.confirm;
+    this.expiresAt = details.expiresAt;
+    this.plan = details.plan;
   }
 }
 

@@ -4,6 +4,7 @@
  * `loki/`, `redis/`). Nothing here knows about Koa or MCP. Every method either returns a value from
  * `core/model.ts` or throws a `PlatformError` (`core/errors.ts`); upstream errors never escape raw.
  */
+import type { OperationId, OperationParams } from './operations/index.js';
 import type {
   AuditEntry,
   AuditStatus,
@@ -43,16 +44,23 @@ export interface PlatformBackend {
   resources(tenant: string): Promise<ResourceUsage>;
 }
 
-/** What invoke() hands the workflow engine for one operation execution. */
-export interface WorkflowSubmission {
+/**
+ * What the execute pipeline hands the workflow engine for one operation execution. The WorkflowTemplate it runs is
+ * named as the operation (`workflowTemplateName()` in `core/names.ts`).
+ */
+export interface WorkflowSubmission<K extends OperationId = OperationId> {
   /** Workflow name chosen by pds (unique, DNS-safe), e.g. `deploy-service-x7k2p`. */
   name: string;
-  /** Operation name, e.g. `deploy-service`. */
-  operation: string;
-  /** Argo WorkflowTemplate the operation runs, e.g. `deploy-service`. */
-  workflowTemplate: string;
-  /** The validated operation parameters, all strings (SPEC.md "Operation parameters"). */
-  parameters: Record<string, string>;
+  /** The operation, e.g. `deploy-service`. */
+  operation: K;
+  /**
+   * The typed parameters, validated at the door: engines trust them and never parse them again. They may hold secret
+   * values (the contract's `secretParameters`, e.g. `env_vars`): an engine keeps those apart from anything it records
+   * and hands them only to the step that applies them.
+   */
+  parameters: OperationParams<K>;
+  /** The parameters as recorded (audit entry, workflow record): strings, secret values redacted. */
+  recorded: Record<string, string>;
   /** The caller's user id, recorded on the workflow as a label/annotation. */
   userId: string;
 }
@@ -60,7 +68,7 @@ export interface WorkflowSubmission {
 /** One workflow as pds reports it; `phase` is already mapped to the audit status vocabulary. */
 export interface WorkflowRun {
   name: string;
-  operation: string;
+  operation: OperationId;
   /** Argo phase ""/Pending/Running → `submitted`, Succeeded → `succeeded`, Failed/Error → `failed`. */
   phase: AuditStatus;
   /** Human-readable progress or failure reason; may be empty. */

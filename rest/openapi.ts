@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { z } from 'zod';
 import { pathParams, type AnyTool } from '../tools/define.js';
 import { SERVER_INFO } from '../tools/mcp.js';
+import { routeTable } from './routes.js';
 
 type Schema = Record<string, unknown>;
 
@@ -18,6 +19,47 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 
 function tagOf(path: string): string {
   return path.split('/')[3] ?? 'platform';
+}
+
+/**
+ * One OpenAPI operation for several tools that share a path with pinned values (each operation tool on
+ * `/api/v1/operations/{name}/execute`): the pinned parameter becomes an enum, the body any of the tools' bodies, and
+ * the description names the MCP tool of each value.
+ */
+function sharedOperationFor(tools: readonly AnyTool[]): Schema {
+  const first = tools[0]!;
+  const binding = first.rest!;
+  const pinnedNames = Object.keys(binding.pathValues ?? {});
+  const parameters = pathParams(binding.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: `One of: ${tools.map((t) => t.rest!.pathValues![name]).join(', ')}`,
+    schema: { type: 'string', enum: tools.map((t) => t.rest!.pathValues![name]) },
+  }));
+  const bodies = tools.map((t) => toSchema(t.input, 'input'));
+  const valueOf = (t: AnyTool) => pinnedNames.map((n) => t.rest!.pathValues![n]).join('/');
+  const what = first.operation ? 'operation' : 'value';
+  return {
+    // One OpenAPI operation stands for several tools: named for what it does, each tool listed in `x-mcp-tool`.
+    operationId: what === 'operation' ? 'execute_operation' : `${first.name}_by_${pinnedNames.join('_')}`,
+    summary: `${what === 'operation' ? 'Execute an operation' : first.title}`,
+    description:
+      `The body carries the parameters of the ${what} named in the path, as strings. Each ${what} is also its own MCP tool:\n\n` +
+      tools.map((t) => `- \`${valueOf(t)}\`: \`${t.name}\` — ${t.title}`).join('\n'),
+    tags: [tagOf(binding.path)],
+    parameters,
+    requestBody: { required: true, content: { 'application/json': { schema: { anyOf: bodies } } } },
+    responses: {
+      200: { description: 'Success', content: { 'application/json': { schema: toSchema(first.output, 'output') } } },
+      400: errorResponse('Invalid parameters: the message names the field and what is allowed'),
+      401: errorResponse('Missing, malformed, expired or unverifiable bearer token'),
+      403: errorResponse('Admin access required, access denied to this tenant, or pds is read-only'),
+      404: errorResponse(`Not found: no such ${what}`),
+      429: errorResponse('Rate limit exceeded (300 requests/min per user; 20 writes/min per user)'),
+    },
+    'x-mcp-tool': Object.fromEntries(tools.map((t) => [valueOf(t), t.name])),
+  };
 }
 
 function operationFor(tool: AnyTool): Schema {
@@ -41,9 +83,7 @@ function operationFor(tool: AnyTool): Schema {
       });
     }
   } else {
-    const bodySchema =
-      tool.docs?.requestBody ??
-      (binding.bodyField ? shape[binding.bodyField]! : tool.input.omit(Object.fromEntries(inPath.map((p) => [p, true]))));
+    const bodySchema = binding.bodyField ? shape[binding.bodyField]! : tool.input.omit(Object.fromEntries(inPath.map((p) => [p, true])));
     requestBody = { required: true, content: { 'application/json': { schema: toSchema(bodySchema, 'input') } } };
   }
   const responses: Schema = {
@@ -119,10 +159,10 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string): Schema
       },
     },
   };
-  for (const tool of tools) {
-    if (!tool.rest) continue;
-    const item = (paths[tool.rest.path] ??= {});
-    item[tool.rest.method.toLowerCase()] = operationFor(tool);
+  for (const bound of routeTable(tools).values()) {
+    const { method, path } = bound[0]!.rest!;
+    const item = (paths[path] ??= {});
+    item[method.toLowerCase()] = bound[0]!.rest!.pathValues ? sharedOperationFor(bound) : operationFor(bound[0]!);
   }
   return {
     openapi: '3.0.3',

@@ -1,10 +1,13 @@
 /**
  * The generic tool → REST route adapter (DESIGN.md "REST and MCP as thin adapters"). For each tool with a
  * {@link RestBinding}: path parameters, then (GET) query parameters or (POST) the JSON body — or, with `bodyField`,
- * the body as that one field — become the tool input, and invoke() does the rest. No tool logic lives here.
+ * the body as that one field — become the tool input, and invoke() does the rest. Tools that share a path
+ * (`pathValues`, e.g. each operation on `/api/v1/operations/{name}/execute`) get one route that picks the tool by the
+ * pinned values. No tool logic lives here.
  */
 import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
+import { NotFound } from '../core/errors.js';
 import { fillPath, pathParams, type AnyTool } from '../tools/define.js';
 import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
@@ -17,7 +20,7 @@ export function koaPath(openApiPath: string): string {
 /** Runs a tool for the request's caller; supplied by the app (it closes over invoke() and its deps). */
 export type RouteInvoker = (tool: AnyTool, input: Record<string, unknown>, identity: Identity) => Promise<unknown>;
 
-/** The raw tool input of one request. */
+/** The raw tool input of one request. Path parameters pinned by `pathValues` are not input. */
 export function requestInput(
   tool: AnyTool,
   ctx: Pick<ParameterizedContext, 'query' | 'params'> & { request: { body?: unknown } },
@@ -32,24 +35,56 @@ export function requestInput(
     Object.assign(input, ctx.request.body);
   }
   // Path parameters win over anything in the query or body.
-  for (const name of pathParams(binding.path)) input[name] = ctx.params[name];
+  for (const name of pathParams(binding.path)) {
+    if (binding.pathValues && Object.hasOwn(binding.pathValues, name)) delete input[name];
+    else input[name] = ctx.params[name];
+  }
   return input;
 }
 
+/** The tools bound to each `METHOD path`, in inventory order. */
+export function routeTable(tools: readonly AnyTool[]): Map<string, AnyTool[]> {
+  const table = new Map<string, AnyTool[]>();
+  for (const tool of tools) {
+    if (!tool.rest) continue;
+    const key = `${tool.rest.method} ${tool.rest.path}`;
+    table.set(key, [...(table.get(key) ?? []), tool]);
+  }
+  return table;
+}
+
+/** True when the request's path parameters equal every value the tool pins. */
+function pinnedMatch(tool: AnyTool, params: Record<string, string | undefined>): boolean {
+  const pinned = tool.rest!.pathValues ?? {};
+  return Object.entries(pinned).every(([name, value]) => params[name] === value);
+}
+
 /**
- * A router with one route per REST-bound tool. Expects `ctx.state.identity` to be set by the auth middleware.
+ * A router with one route per REST path. Expects `ctx.state.identity` to be set by the auth middleware.
+ * @throws NotFound on a shared path whose pinned values match no tool, listing the values that exist.
  */
 export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker): Router {
   const router = new Router();
-  for (const tool of tools) {
-    if (!tool.rest) continue;
+  for (const [key, bound] of routeTable(tools)) {
+    const { method, path } = bound[0]!.rest!;
     const handler = async (ctx: ParameterizedContext) => {
+      const tool = bound.length === 1 && !bound[0]!.rest!.pathValues ? bound[0]! : bound.find((t) => pinnedMatch(t, ctx.params));
+      if (!tool) throw unmatched(key, bound, ctx.params);
       const output = await run(tool, requestInput(tool, ctx as never), ctx.state.identity as Identity);
       ctx.type = 'application/json';
       ctx.body = outputJson(output);
     };
-    if (tool.rest.method === 'GET') router.get(koaPath(tool.rest.path), handler);
-    else router.post(koaPath(tool.rest.path), handler);
+    if (method === 'GET') router.get(koaPath(path), handler);
+    else router.post(koaPath(path), handler);
   }
   return router;
+}
+
+function unmatched(route: string, bound: readonly AnyTool[], params: Record<string, string | undefined>): NotFound {
+  const names = [...new Set(bound.flatMap((t) => Object.keys(t.rest!.pathValues ?? {})))];
+  const wanted = names.map((name) => `${name} "${params[name] ?? ''}"`).join(', ');
+  const known = names.map((name) => `${name} is one of ${bound.map((t) => t.rest!.pathValues![name]).join(', ')}`).join('; ');
+  // On the execute path: operation not found: name "nope" (POST …); name is one of deploy-service, …
+  const noun = bound.every((t) => t.operation) ? 'operation not found' : 'not found';
+  return new NotFound(`${noun}: ${wanted} (${route}); ${known}`);
 }

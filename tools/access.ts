@@ -1,6 +1,7 @@
 /**
  * The access policy (SPEC.md "Authentication" 4; DESIGN.md "Identity and limits"): platform admins may do anything;
- * otherwise a tenant's members may read it (any role) and execute in it (roles `admin` and `member`).
+ * otherwise a tenant's members may read it (any role), deploy and operate in it (roles `member` and `admin`), and
+ * destroy in it — retire a service, delete the tenant — only with role `admin`.
  */
 import { Forbidden } from '../core/errors.js';
 import type { MemberRole, Tenant } from '../core/model.js';
@@ -13,11 +14,19 @@ export function roleIn(tenant: Tenant | undefined, identity: Identity): MemberRo
   return tenant?.members.find((m) => m.userId === identity.userId)?.role;
 }
 
+const RANK: Readonly<Record<MemberRole, number>> = { viewer: 1, member: 2, admin: 3 };
+
 /** True when `role` satisfies `need` (`viewer` < `member` < `admin`). */
-export function roleAllows(role: MemberRole | undefined, need: Exclude<MemberRole, 'admin'>): boolean {
-  if (!role) return false;
-  return need === 'viewer' || role === 'member' || role === 'admin';
+export function roleAllows(role: MemberRole | undefined, need: MemberRole): boolean {
+  return role !== undefined && RANK[role] >= RANK[need];
 }
+
+/** What each role may do, for refusals that say why. */
+const MAY: Readonly<Record<MemberRole, string>> = {
+  viewer: 'may read but not change it',
+  member: 'may deploy and operate but not retire services or delete the tenant (a tenant admin may)',
+  admin: 'may do everything in it',
+};
 
 /**
  * Check that the caller may act on tenant `team` with at least role `need`.
@@ -28,16 +37,12 @@ export async function requireTenantAccess(
   backend: PlatformBackend,
   identity: Identity,
   team: string,
-  need: Exclude<MemberRole, 'admin'>,
+  need: MemberRole,
 ): Promise<void> {
   if (identity.admin) return;
   const role = roleIn(await backend.getTenant(team), identity);
   if (roleAllows(role, need)) return;
-  throw new Forbidden(
-    role === 'viewer'
-      ? `access denied to this tenant: role "viewer" in "${team}" may read but not change it`
-      : 'access denied to this tenant',
-  );
+  throw new Forbidden(role ? `access denied to this tenant: role "${role}" in "${team}" ${MAY[role]}` : 'access denied to this tenant');
 }
 
 /** The tenants whose data the caller may read; `'all'` for platform admins. */

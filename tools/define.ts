@@ -4,23 +4,23 @@
  */
 import type { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from '../config.js';
 import type { Identity } from '../auth/identity.js';
-import type { MemberRole, RiskLevel } from '../core/model.js';
+import type { MemberRole } from '../core/model.js';
+import type { AnyOperationContract } from '../core/operations/index.js';
 import type { Platform } from '../core/ports.js';
 
-/** Who may call a tool. Tenant access is `viewer` (read) or `member` (execute); platform admins pass every check. */
-export type Access<I> =
-  | 'public'
-  | 'authenticated'
-  | 'admin'
-  | { tenant: (input: I) => string; role: Exclude<MemberRole, 'admin'> };
+/**
+ * Who may call a tool: anyone (`public`), any authenticated caller, platform admins (`admin`), or callers with at
+ * least `role` in the tenant the input names (`viewer` < `member` < `admin`). Platform admins pass every check.
+ */
+export type Access<I> = 'public' | 'authenticated' | 'admin' | { tenant: (input: I) => string; role: MemberRole };
 
 /**
  * How a tool is exposed over REST. `path` is in OpenAPI form (`/api/v1/status/{team}/{app}`); every `{param}` is an
- * input field. For GET the remaining input fields are query parameters; for POST the JSON body is the input, or, with
- * `bodyField`, the body becomes that one input field. `pathValues` pins path parameters: several tools may share one
- * path (the eight operations share `/api/v1/operations/{name}/execute`) and the request is routed by those values.
+ * input field, unless `pathValues` pins it. For GET the remaining input fields are query parameters; for POST the JSON
+ * body is the input, or, with `bodyField`, the body becomes that one input field. With `pathValues`, several tools
+ * share one path (each operation tool binds `/api/v1/operations/{name}/execute` with its own `name`) and the router
+ * chooses the tool by those values; pinned parameters are not input fields.
  */
 export interface RestBinding {
   method: 'GET' | 'POST';
@@ -41,29 +41,31 @@ export function fillPath(path: string, fill: (name: string) => string): string {
   return path.replace(PATH_PARAM, (_match, name: string) => fill(name));
 }
 
-/** Operation metadata for the eight operation tools (SPEC.md "Operation definition"). */
-export interface OperationMeta {
-  name: string;
-  displayName: string;
-  workflowTemplate: string;
-  riskLevel: RiskLevel;
-  requiresConfirm: boolean;
-}
-
 /** Per-user write budget (20/min; SPEC.md "Limits"). Supplied by `rest/`/`auth/` wiring; never exempts loopback. */
 export interface WriteLimiter {
   /** @throws RateLimited when the caller has no write left in the current window. */
   consume(identity: Identity): Promise<void>;
 }
 
+/** The settings handlers read: only these, never the whole configuration (which holds secrets). */
+export interface ToolSettings {
+  /** `PDS_BASE_URL`, e.g. `https://pds.example.com` (scaffolded deploy jobs call it). */
+  baseUrl: string;
+  /** `PDS_DOMAIN`: service hosts are `<team>-<service>.<domain>`. */
+  domain: string;
+}
+
 /** What a handler receives besides its input. */
 export interface ToolContext {
   identity: Identity;
   platform: Platform;
-  config: Config;
+  settings: ToolSettings;
   /** Secret for confirmation values of `requiresConfirm` operations (HMAC-SHA256). */
   confirmSecret: Uint8Array;
 }
+
+/** Tool annotations as declared: `readOnlyHint` is not declared but derived from `kind` ({@link defineTool}). */
+export type DeclaredAnnotations = Omit<ToolAnnotations, 'readOnlyHint' | 'title'>;
 
 /** One capability. `I` is the zod input object, `O` the zod output schema. */
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
@@ -76,10 +78,15 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   output: O;
   rest?: RestBinding;
   access: Access<z.output<I>>;
-  /** `write` counts against the write limit, is refused in read-only mode, and is hidden from read-only MCP. */
+  /**
+   * `write` counts against the write limit, is refused in read-only mode, and is hidden from read-only MCP; the MCP
+   * `readOnlyHint` is derived from it, never declared.
+   */
   kind: 'read' | 'write';
+  /** MCP annotations: `title` is the tool's, `readOnlyHint` is `kind === 'read'`. */
   annotations: ToolAnnotations;
-  operation?: OperationMeta;
+  /** The operation an operation tool executes (`core/operations/`). */
+  operation?: AnyOperationContract;
   /**
    * For a generic tool that stands for others (`platform_execute_operation`): pick the tool and its raw input.
    * invoke() then runs the chosen tool from the start — its own validation, access, limits and handler — so a
@@ -87,14 +94,17 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    * @throws NotFound when the input names no tool.
    */
   dispatch?: (input: z.output<I>) => { tool: AnyTool; input: unknown };
-  /** OpenAPI-only documentation overrides, e.g. the request body of a dispatching tool. */
-  docs?: { requestBody?: z.ZodType };
   handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.output<O>>;
 }
 
-/** Identity function that checks a definition's types; see {@link ToolDefinition}. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodType>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> {
-  return tool;
+/**
+ * Define a tool; see {@link ToolDefinition}. The MCP annotations get `title` from the tool and `readOnlyHint` from
+ * `kind`, so they can never disagree with what invoke() enforces.
+ */
+export function defineTool<I extends z.ZodObject, O extends z.ZodType>(
+  tool: Omit<ToolDefinition<I, O>, 'annotations'> & { annotations: DeclaredAnnotations },
+): ToolDefinition<I, O> {
+  return { ...tool, annotations: { title: tool.title, readOnlyHint: tool.kind === 'read', ...tool.annotations } };
 }
 
 /** A tool of any input and output type, for registries and adapters. */

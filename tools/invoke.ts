@@ -8,7 +8,7 @@ import type { Platform } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import type { Config } from '../config.js';
 import { authorize } from './access.js';
-import type { AnyTool, ToolContext, WriteLimiter } from './define.js';
+import type { AnyTool, ToolContext, ToolSettings, WriteLimiter } from './define.js';
 import { parseInput } from './validation.js';
 
 /** Validated outputs of frozen (constant) handler results, so a static answer is checked once, not per call. */
@@ -37,6 +37,7 @@ export function outputJson(output: unknown): string {
 /** What invoke() needs besides the call itself; built once by the composition root. */
 export interface InvokeDeps {
   platform: Platform;
+  /** Read here for `readOnly` and the {@link ToolSettings} handed to handlers; handlers never see the rest. */
   config: Config;
   confirmSecret: Uint8Array;
   /** The 20/min per-user write budget; absent means unlimited (tests, stdio without a server). */
@@ -61,7 +62,7 @@ export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, de
   }
   await authorize(tool.access, input, identity, deps.platform.backend);
   if (tool.kind === 'write') await deps.writeLimiter?.consume(identity);
-  const ctx: ToolContext = { identity, platform: deps.platform, config: deps.config, confirmSecret: deps.confirmSecret };
+  const ctx: ToolContext = { identity, platform: deps.platform, settings: settingsOf(deps.config), confirmSecret: deps.confirmSecret };
   // The output schema is the contract: extra adapter fields are stripped, a wrong shape is a bug (500), never sent.
   const result = await tool.handler(input, ctx);
   if (result === null || typeof result !== 'object' || !Object.isFrozen(result)) return tool.output.parse(result);
@@ -69,4 +70,12 @@ export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, de
   let output = frozenOutputs.get(result);
   if (output === undefined) frozenOutputs.set(result, (output = deepFreeze(tool.output.parse(result))));
   return output;
+}
+
+const settingsByConfig = new WeakMap<Config, ToolSettings>();
+/** The part of the configuration handlers read, made once per configuration. */
+function settingsOf(config: Config): ToolSettings {
+  let settings = settingsByConfig.get(config);
+  if (!settings) settingsByConfig.set(config, (settings = Object.freeze({ baseUrl: config.baseUrl, domain: config.domain })));
+  return settings;
 }

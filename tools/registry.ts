@@ -4,7 +4,7 @@
  */
 import type { AnyTool } from './define.js';
 import { logTools } from './logs.js';
-import { operationsTools } from './operations.js';
+import { operationsTools } from './operations/index.js';
 import { repoTools } from './repos.js';
 import { resourceTools } from './resources.js';
 import { scaffoldTools } from './scaffold.js';
@@ -26,21 +26,30 @@ export const allTools: readonly AnyTool[] = [
 
 /**
  * Check an inventory at start-up and return it.
- * @throws TypeError when a name is not `platform_<verb>_<noun>` or two tools share a name or a REST route (misuse
- *   fails fast, before the first request).
+ * @throws TypeError when a name is not `platform_<verb>_<noun>`, two tools share a name, two tools claim one REST
+ *   route without distinct `pathValues`, a tool's `readOnlyHint` disagrees with its `kind`, or an operation tool's
+ *   input is not its contract's parameters (misuse fails fast, before the first request).
  */
 export function checkedTools(tools: readonly AnyTool[] = allTools): readonly AnyTool[] {
   const names = new Set<string>();
-  const routes = new Set<string>();
+  const routes = new Map<string, AnyTool[]>();
   for (const tool of tools) {
     if (!/^platform_[a-z]+(_[a-z]+)+$/.test(tool.name)) throw new TypeError(`tool name "${tool.name}" is not platform_<verb>_<noun>`);
     if (names.has(tool.name)) throw new TypeError(`two tools are named "${tool.name}"`);
     names.add(tool.name);
-    if (tool.rest) {
-      const route = `${tool.rest.method} ${tool.rest.path}`;
-      if (routes.has(route)) throw new TypeError(`two tools claim ${route}`);
-      routes.add(route);
+    if (tool.annotations.readOnlyHint !== (tool.kind === 'read')) {
+      throw new TypeError(`${tool.name}: readOnlyHint must be ${tool.kind === 'read'} for a ${tool.kind} tool`);
     }
+    if (!tool.rest) continue;
+    const route = `${tool.rest.method} ${tool.rest.path}`;
+    const sharing = routes.get(route) ?? [];
+    for (const other of sharing) {
+      const a = JSON.stringify(tool.rest.pathValues ?? null);
+      if (!tool.rest.pathValues || !other.rest!.pathValues || a === JSON.stringify(other.rest!.pathValues)) {
+        throw new TypeError(`${tool.name} and ${other.name} both claim ${route}; tools may share a route only with distinct pathValues`);
+      }
+    }
+    routes.set(route, [...sharing, tool]);
   }
   return tools;
 }

@@ -1,24 +1,24 @@
 /**
  * A {@link ToolCaller} that runs tools on a pds over its REST API: what `pds mcp` (stdio) uses, so an IDE's local
  * MCP server and the HTTP endpoint share one platform, one audit trail and one set of limits. The request is built
- * from the tool's own REST binding (operation tools post to `/api/v1/operations/{name}/execute`); a `{ "error" }`
- * answer comes back as the `PlatformError` of its status, so the agent sees the server's message unchanged.
+ * from the tool's own REST binding (operation tools post to `/api/v1/operations/{name}/execute` with `name` pinned);
+ * a dispatching tool (`platform_execute_operation`, MCP only) is first resolved to the tool it stands for. A
+ * `{ "error" }` answer comes back as the `PlatformError` of its status, so the agent sees the server's message
+ * unchanged.
  */
 import { HTTP_STATUS, PlatformError, Unavailable, type ErrorCode } from '../core/errors.js';
 import { fillPath, type AnyTool, type RestBinding } from './define.js';
+import { parseInput } from './validation.js';
 import type { ToolCaller } from './mcp.js';
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(
   Object.entries(HTTP_STATUS).map(([code, status]) => [status, code as ErrorCode]),
 );
 
-/** The REST binding a tool is reached by; operation tools share the execute path. */
-function bindingOf(tool: AnyTool): RestBinding & { fixed: Record<string, string> } {
-  if (tool.operation) {
-    return { method: 'POST', path: '/api/v1/operations/{name}/execute', fixed: { name: tool.operation.name } };
-  }
+/** The REST binding a tool is reached by. @throws TypeError for a tool without one. */
+function bindingOf(tool: AnyTool): RestBinding {
   if (!tool.rest) throw new TypeError(`${tool.name} has no REST route`);
-  return { ...tool.rest, fixed: {} };
+  return tool.rest;
 }
 
 /**
@@ -32,11 +32,19 @@ export function createRestToolCaller(
   fetchImpl: typeof fetch = fetch,
   timeoutMs = 30_000,
 ): ToolCaller {
-  return async (tool, args) => {
+  return async (requested, args) => {
+    let tool = requested;
+    let input = { ...((args ?? {}) as Record<string, unknown>) };
+    if (tool.dispatch) {
+      const parsed = parseInput(tool.input, input);
+      const next = tool.dispatch(parsed);
+      tool = next.tool;
+      input = { ...((next.input ?? {}) as Record<string, unknown>) };
+    }
     const binding = bindingOf(tool);
-    const input = { ...((args ?? {}) as Record<string, unknown>) };
+    const pinned = binding.pathValues ?? {};
     const path = fillPath(binding.path, (name) => {
-      const value = binding.fixed[name] ?? input[name];
+      const value = Object.hasOwn(pinned, name) ? pinned[name] : input[name];
       delete input[name];
       return encodeURIComponent(String(value ?? ''));
     });

@@ -14,7 +14,7 @@ export const getResources = defineTool({
   rest: { method: 'GET', path: '/api/v1/resources/{tenant}' },
   access: { tenant: (i) => i.tenant, role: 'viewer' },
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: { idempotentHint: true, openWorldHint: true },
   handler: ({ tenant }, { platform }) => platform.backend.resources(tenant),
 });
 

@@ -137,7 +137,7 @@ export const scaffoldRepository = defineTool({
   rest: { method: 'POST', path: '/api/v1/scaffold' },
   access: 'authenticated',
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: { idempotentHint: true, openWorldHint: true },
   handler: async (input, ctx) => {
     let snapshot: RepoSnapshot;
     if (input.files) snapshot = { paths: input.files, contents: input.file_contents };
@@ -148,13 +148,13 @@ export const scaffoldRepository = defineTool({
       repo: snapshot,
       team: input.team_name,
       component: input.component_name,
-      baseUrl: input.base_url ?? ctx.config.baseUrl,
+      baseUrl: input.base_url ?? ctx.settings.baseUrl,
       pattern: input.pattern,
       template: input.template,
       healthCheckPath: input.health_check_path,
       entry: input.entry,
       dockerfileRepo: input.dockerfile_repo,
-      domain: ctx.config.domain,
+      domain: ctx.settings.domain,
     });
   },
 });
@@ -191,7 +191,7 @@ export const listTemplates = defineTool({
   rest: { method: 'GET', path: '/api/v1/templates' },
   access: 'authenticated',
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true, openWorldHint: false },
   handler: async () => {
     const items = templateCatalogue();
     return { items, count: items.length, patterns: listPatterns() };

@@ -20,7 +20,7 @@ export const listServices = defineTool({
   rest: { method: 'GET', path: '/api/v1/services' },
   access: 'authenticated',
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true, openWorldHint: false },
   handler: async ({ team }, { platform, identity }) => {
     let items: Service[];
     if (team) {
@@ -45,7 +45,7 @@ export const getService = defineTool({
   rest: { method: 'GET', path: '/api/v1/services/{team}/{app}' },
   access: { tenant: (i) => i.team, role: 'viewer' },
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true, openWorldHint: false },
   handler: async ({ team, app }, { platform }) => {
     const service = await platform.backend.getService(team, app);
     if (!service) throw new NotFound(`service not found: ${team}/${app}`);
@@ -65,7 +65,7 @@ export const getStatus = defineTool({
   rest: { method: 'GET', path: '/api/v1/status/{team}/{app}' },
   access: { tenant: (i) => i.team, role: 'viewer' },
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: { idempotentHint: true, openWorldHint: true },
   handler: ({ team, app }, { platform }) => platform.backend.status(team, app),
 });
 

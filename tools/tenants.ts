@@ -16,7 +16,7 @@ export const listTenants = defineTool({
   rest: { method: 'GET', path: '/api/v1/tenants' },
   access: 'admin',
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true, openWorldHint: false },
   handler: async (_input, { platform }) => {
     const items = await platform.backend.listTenants();
     return { items, count: items.length };
@@ -34,7 +34,7 @@ export const getTenant = defineTool({
   rest: { method: 'GET', path: '/api/v1/tenants/{name}' },
   access: { tenant: (i) => i.name, role: 'viewer' },
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true, openWorldHint: false },
   handler: async ({ name }, { platform }) => {
     const tenant = await platform.backend.getTenant(name);
     if (!tenant) throw new NotFound(`tenant not found: ${name}`);

@@ -35,7 +35,7 @@ export const getWorkflow = defineTool({
   rest: { method: 'GET', path: '/api/v1/workflows/{name}' },
   access: 'authenticated',
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: { idempotentHint: true, openWorldHint: true },
   handler: async ({ name }, { platform, identity }) => {
     let audit = await platform.audit.get(name);
     if (!audit) throw new NotFound(`workflow not found: ${name}`);
@@ -68,7 +68,7 @@ export const listAudit = defineTool({
   rest: { method: 'GET', path: '/api/v1/audit' },
   access: 'authenticated',
   kind: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true, openWorldHint: false },
   handler: async (_input, { platform, identity }) => {
     const tenants = await visibleTenants(platform.backend, identity);
     const entries = await platform.audit.recent(AUDIT_LIMIT, (e) => canSee(e, identity, tenants));

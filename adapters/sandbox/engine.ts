@@ -13,7 +13,10 @@ import { Conflict, isPlatformError, Unavailable, Upstream } from '../../core/err
 import type { Logger } from '../../core/logger.js';
 import type { WorkflowEngine, WorkflowRun, WorkflowSubmission } from '../../core/ports.js';
 import type { JournalLine, LogJournal } from './journal.js';
-import { planOperation, type OperationEnv, type Plan, type StepContext } from './plan.js';
+import { workflowTemplateName } from '../../core/names.js';
+import type { OperationId } from '../../core/operations/index.js';
+import { planOperation } from './operations.js';
+import type { OperationEnv, Plan, StepContext } from './plan.js';
 import { serviceKey, type SandboxState, type WorkflowRecord } from './state.js';
 import { StateWriteError, type StateStore } from './store.js';
 
@@ -46,15 +49,16 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   async submit(submission: WorkflowSubmission): Promise<void> {
     if (this.closed) throw new Unavailable('the sandbox is shutting down; submit again once it is back');
     const { store, env, now } = this.options;
-    const plan = planOperation(submission, store.latest, env);
+    const plan = planOperation(submission, { state: store.latest, env });
     try {
       await store.mutate((draft) => {
-        if (draft.workflows[submission.name]) throw new Conflict(`workflow ${submission.name} already exists`);
+        if (Object.hasOwn(draft.workflows, submission.name)) throw new Conflict(`workflow ${submission.name} already exists`);
         draft.workflows[submission.name] = {
           name: submission.name,
           operation: submission.operation,
-          workflowTemplate: submission.workflowTemplate,
-          parameters: { ...submission.parameters },
+          workflowTemplate: workflowTemplateName(submission.operation),
+          parameters: { ...submission.recorded },
+          arguments: structuredClone(submission.parameters),
           userId: submission.userId,
           phase: 'submitted',
           message: `queued; step 1/${plan.steps.length}: ${plan.steps[0]?.name ?? ''}`,
@@ -119,7 +123,14 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     const record = store.latest.workflows[name];
     if (!record || record.phase !== 'submitted') return;
 
-    const plan = planOperation(record, store.latest, env);
+    if (record.arguments === undefined) {
+      await this.failUnresumable(name);
+      return;
+    }
+    const plan = planOperation(
+      { operation: record.operation as OperationId, parameters: record.arguments, userId: record.userId },
+      { state: store.latest, env },
+    );
     const index = record.nextStep;
     const at = now();
     const header = this.line(plan, record, index, at, `step ${index + 1}/${record.steps.length}: ${record.steps[index]?.name ?? '?'}`);
@@ -175,6 +186,21 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     else this.schedule(name);
   }
 
+  /**
+   * A workflow left running by a pds that did not keep its typed arguments (written before they were recorded apart
+   * from the redacted parameters) cannot be resumed faithfully: fail it, saying so, rather than guess.
+   */
+  private async failUnresumable(name: string): Promise<void> {
+    const at = this.options.now();
+    await this.options.store.mutate((draft) => {
+      const run = draft.workflows[name];
+      if (!run || run.phase !== 'submitted') return;
+      settle(draft, run, 'failed', 'this workflow was submitted by an older pds and cannot be resumed; submit it again', at);
+    });
+    const after = this.options.store.latest.workflows[name];
+    if (after) this.notify(toRun(after));
+  }
+
   private notify(run: WorkflowRun): void {
     for (const listener of this.listeners) {
       try {
@@ -189,7 +215,6 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     return {
       state: draft,
       run,
-      params: run.parameters,
       now: at,
       env: this.options.env,
       log: (line) => sink.push(this.line(plan, run, index, at, line)),
@@ -214,6 +239,8 @@ export function settle(draft: SandboxState, run: WorkflowRecord, phase: 'succeed
   run.phase = phase;
   run.message = message;
   run.finishedAt = at.toISOString();
+  // The typed arguments may hold secret values (env_vars); a settled workflow needs them no more.
+  delete run.arguments;
   for (let i = draft.audit.length - 1; i >= 0; i--) {
     const entry = draft.audit[i]!;
     if (entry.workflowName === run.name) {
@@ -245,7 +272,7 @@ function failureMessage(err: unknown, step: string): string {
 export function toRun(record: WorkflowRecord): WorkflowRun {
   const run: WorkflowRun = {
     name: record.name,
-    operation: record.operation,
+    operation: record.operation as OperationId,
     phase: record.phase,
     message: record.message,
     startedAt: record.startedAt,

@@ -7,7 +7,7 @@
  * | `state.ts` | the persisted document (zod) |
  * | `store.ts` | atomic, serialized writes; directory lock |
  * | `journal.ts` | log lines (`logs.jsonl`, bounded per service) |
- * | `plan.ts` | the plan (named steps) of each operation; `tenant-`, `service-`, `preview-operations.ts`, `steps.ts` |
+ * | `operations.ts` | the operation table: one plan factory per operation id (`plan.ts` types; `tenant-`, `service-`, `preview-operations.ts`, `steps.ts`) |
  * | `engine.ts` | the workflow engine: runs steps, settles workflows and audit entries, resumes after restart |
  * | `previews.ts` | preview expiry |
  * | `backend.ts` | tenants, services, status, logs, resources |
@@ -17,6 +17,8 @@
  */
 import path from 'node:path';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { assertImplementsEveryOperation } from '../../core/operations/index.js';
+import { sandboxOperations } from './operations.js';
 import type { Platform } from '../../core/ports.js';
 import { sandboxAuditStore } from './audit.js';
 import { sandboxBackend } from './backend.js';
@@ -28,9 +30,8 @@ import { PreviewReaper } from './previews.js';
 import { serviceKey } from './state.js';
 import { StateStore } from './store.js';
 
-export { SANDBOX_OPERATIONS } from './plan.js';
+export { sandboxOperations } from './operations.js';
 export { DEFAULT_QUOTAS } from './tenant-operations.js';
-export { previewName, serviceHost } from './steps.js';
 export { NOMINAL_REQUESTS } from './backend.js';
 
 export interface SandboxOptions {
@@ -64,6 +65,7 @@ const HOUR_MS = 3_600_000;
  * await platform.workflows.submit({ name: 'create-tenant-x7k2p', operation: 'create-tenant', workflowTemplate: 'create-tenant', parameters: { team_name: 'acme' }, userId: 'alice' });
  */
 export async function createSandboxPlatform(options: SandboxOptions): Promise<Platform> {
+  assertImplementsEveryOperation('sandbox', sandboxOperations);
   const now = options.now ?? (() => new Date());
   const log = (options.log ?? silentLogger).child({ component: 'sandbox' });
   const store = await StateStore.open(options.dataDir);

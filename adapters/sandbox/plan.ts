@@ -1,18 +1,16 @@
 /**
- * What each operation does in the sandbox (SPEC "Endpoints → Operations", "Operation parameters"): a plan of named
- * steps, each of which checks and changes the sandbox state and writes the log lines a real run would (clone, build,
- * push, GitOps commit, Argo CD sync, rollout, health check). The plans live in `tenant-operations.ts`,
- * `service-operations.ts` and `preview-operations.ts`; shared steps and checks in `steps.ts`.
+ * What an operation is in the sandbox (SPEC "Endpoints → Operations"): a plan of named steps, each of which checks and
+ * changes the sandbox state and writes the log lines a real run would (clone, build, push, GitOps commit, Argo CD
+ * sync, rollout, health check). Each operation's plan comes from the sandbox's operation table (`operations.ts`); the
+ * plans live in `tenant-operations.ts`, `service-operations.ts` and `preview-operations.ts`, shared steps in `steps.ts`.
  *
  * The engine (`engine.ts`) runs one step at a time, on a copy of the state, and commits the step's changes together
  * with the workflow's progress, so a step runs to completion exactly once even across a crash: it is re-run only when
- * its commit never reached the disk. A step that throws fails the workflow with the error's message.
+ * its commit never reached the disk. A step that throws fails the workflow with the error's message. Parameters arrive
+ * validated and typed (`core/operations/`); steps check only what the state can change (a tenant deleted meanwhile).
  */
-import { InvalidParams } from '../../core/errors.js';
-import { previewDelete, previewDeploy } from './preview-operations.js';
-import { deploy, onboard, provisionDatabase, retire, rollback, updateConfig } from './service-operations.js';
+import type { OperationId, OperationParams } from '../../core/operations/index.js';
 import type { SandboxState, WorkflowRecord } from './state.js';
-import { createTenant, deleteTenant } from './tenant-operations.js';
 
 /** Settings the operations read. */
 export interface OperationEnv {
@@ -27,7 +25,6 @@ export interface StepContext {
   /** The draft: changes are committed only if the step returns. */
   readonly state: SandboxState;
   readonly run: WorkflowRecord;
-  readonly params: Readonly<Record<string, string>>;
   readonly now: Date;
   readonly env: OperationEnv;
   /** A workflow line (labels `source: workflow`, `workflow`, `step`) in the log of the plan's service. */
@@ -51,77 +48,17 @@ export interface Plan {
   done(ctx: StepContext): string;
 }
 
-/** Operations the sandbox runs (SPEC "Registered operation names"). */
-export const SANDBOX_OPERATIONS = [
-  'create-tenant',
-  'delete-tenant',
-  'deploy-service',
-  'provision-database',
-  'retire-service',
-  'rollback-service',
-  'preview-deploy',
-  'preview-delete',
-] as const;
-
-/**
- * The plan of one submission. Never throws: problems with the parameters or the state surface when the first step
- * runs, so they fail the workflow (and its audit entry) with a message instead of refusing the submission. Step
- * names may use the state as it is now; what a step does depends only on the state it runs against.
- */
-export function planOperation(
-  submission: { operation: string; parameters: Record<string, string>; userId: string },
-  state: Readonly<SandboxState>,
-  env: OperationEnv,
-): Plan {
-  const p = submission.parameters;
-  switch (submission.operation) {
-    case 'create-tenant':
-      return createTenant(p, submission.userId);
-    case 'delete-tenant':
-      return deleteTenant(p);
-    case 'deploy-service':
-      switch (p.action) {
-        case 'onboard':
-          return onboard(p, env);
-        case 'deploy':
-          return deploy(p, state, env);
-        case 'update-config':
-          return updateConfig(p, state, env);
-        default:
-          return failing(p, 'validate action', `unknown action "${p.action ?? ''}" for deploy-service; use onboard, deploy or update-config`);
-      }
-    case 'rollback-service':
-      return rollback(p, state, env);
-    case 'provision-database':
-      return provisionDatabase(p);
-    case 'retire-service':
-      return retire(p);
-    case 'preview-deploy':
-      return previewDeploy(p, state, env);
-    case 'preview-delete':
-      return previewDelete(p);
-    default:
-      return failing(
-        p,
-        'resolve operation',
-        `unknown operation "${submission.operation}"; the sandbox runs ${SANDBOX_OPERATIONS.join(', ')}`,
-      );
-  }
+/** What a plan factory may read besides the parameters. */
+export interface PlanContext {
+  /** The state as it is now: names of steps may use it; what a step does depends only on the state it runs against. */
+  state: Readonly<SandboxState>;
+  env: OperationEnv;
+  /** The submitter's user id. */
+  userId: string;
 }
 
-/** A plan whose only step fails with `message` (unknown operation or action). */
-function failing(p: Record<string, string>, step: string, message: string): Plan {
-  return {
-    team: p.team_name ?? '',
-    app: p.component_name ?? '',
-    steps: [
-      {
-        name: step,
-        run() {
-          throw new InvalidParams(message);
-        },
-      },
-    ],
-    done: () => '',
-  };
-}
+/** Makes the plan of operation `K` from its typed parameters. */
+export type PlanFactory<K extends OperationId> = (params: OperationParams<K>, ctx: PlanContext) => Plan;
+
+/** The sandbox's implementation of every operation: one plan factory per operation id. */
+export type SandboxOperationTable = { readonly [K in OperationId]: PlanFactory<K> };

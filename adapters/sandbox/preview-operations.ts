@@ -2,16 +2,17 @@
  * Plans of `preview-deploy` and `preview-delete` (see `plan.ts`): a preview is a service named
  * `<component>-preview-<x>-<y>-<z>` (componentType `preview`) with its own host and an expiry (`previews.ts`).
  */
-import { Conflict, InvalidParams, NotFound } from '../../core/errors.js';
+import { Conflict, NotFound } from '../../core/errors.js';
+import { applicationName, previewName, serviceHost } from '../../core/names.js';
+import type { OperationParams } from '../../core/operations/index.js';
 import type { OperationEnv, Plan } from './plan.js';
 import { serviceKey, type SandboxState, type ServiceRecord } from './state.js';
-import { liveService, liveTenant, previewName, previewsOf, recordDeployed, required, rolloutSteps, serviceHost, startRollout } from './steps.js';
+import { liveService, liveTenant, previewsOf, recordDeployed, rolloutSteps, startRollout } from './steps.js';
 
 /** `preview-deploy`: create or refresh the preview of `component_name` at `image_tag`, expiring after `ttl_hours`. */
-export function previewDeploy(p: Record<string, string>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
-  const team = p.team_name ?? '';
-  const base = p.component_name ?? '';
-  const tag = p.image_tag ?? '';
+export function previewDeploy(p: OperationParams<'preview-deploy'>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
+  const { team_name: team, component_name: base, image_tag: tag } = p;
+  const ttlHours = Number(p.ttl_hours);
   const name = previewName(base, tag);
   const known = state.services[serviceKey(team, base)];
   const healthPath = known?.healthCheckPath ?? '/healthz';
@@ -22,11 +23,6 @@ export function previewDeploy(p: Record<string, string>, state: Readonly<Sandbox
       {
         name: `validate preview ${team}/${name}`,
         run(ctx) {
-          for (const key of ['team_name', 'component_name', 'image_tag', 'ttl_hours']) required(ctx, key, 'preview-deploy');
-          const ttlHours = Number(ctx.params.ttl_hours);
-          if (!Number.isFinite(ttlHours) || ttlHours <= 0) {
-            throw new InvalidParams(`ttl_hours must be a positive number of hours, e.g. "24"; got "${ctx.params.ttl_hours}"`);
-          }
           liveTenant(ctx.state, team);
           const baseService = ctx.state.services[serviceKey(team, base)];
           if (!baseService || baseService.preview) {
@@ -55,7 +51,7 @@ export function previewDeploy(p: Record<string, string>, state: Readonly<Sandbox
               serviceTemplate: baseService.serviceTemplate,
               createdAt: ctx.now.toISOString(),
             }),
-            preview: { base, imageTag: tag, ttlHours: ctx.params.ttl_hours ?? '', expiresAt },
+            preview: { base, imageTag: tag, ttlHours: p.ttl_hours, expiresAt },
           };
           ctx.state.services[serviceKey(team, name)] = preview;
           startRollout(preview, ctx.run, `deploying preview ${tag}`);
@@ -63,10 +59,10 @@ export function previewDeploy(p: Record<string, string>, state: Readonly<Sandbox
         },
       },
       {
-        name: `create Argo CD Application ${team}-${name}`,
+        name: `create Argo CD Application ${applicationName(team, name)}`,
         run(ctx) {
           liveService(ctx.state, team, name);
-          ctx.log(`application ${team}-${name} created from ${team}-${base} with image tag ${tag}`);
+          ctx.log(`application ${applicationName(team, name)} created from ${applicationName(team, base)} with image tag ${tag}`);
         },
       },
       ...rolloutSteps(env, team, name, () => tag, healthPath, (_ctx, service) => recordDeployed(service, tag)),
@@ -79,10 +75,8 @@ export function previewDeploy(p: Record<string, string>, state: Readonly<Sandbox
 }
 
 /** `preview-delete`: remove the preview of `component_name` at `image_tag` now. */
-export function previewDelete(p: Record<string, string>): Plan {
-  const team = p.team_name ?? '';
-  const base = p.component_name ?? '';
-  const tag = p.image_tag ?? '';
+export function previewDelete(p: OperationParams<'preview-delete'>): Plan {
+  const { team_name: team, component_name: base, image_tag: tag } = p;
   const name = previewName(base, tag);
   return {
     team,
@@ -91,7 +85,6 @@ export function previewDelete(p: Record<string, string>): Plan {
       {
         name: `validate removal of preview ${team}/${name}`,
         run(ctx) {
-          for (const key of ['team_name', 'component_name', 'image_tag']) required(ctx, key, 'preview-delete');
           liveTenant(ctx.state, team);
           const preview = ctx.state.services[serviceKey(team, name)];
           if (!preview?.preview) {
@@ -104,10 +97,10 @@ export function previewDelete(p: Record<string, string>): Plan {
         },
       },
       {
-        name: `delete Argo CD Application ${team}-${name}`,
+        name: `delete Argo CD Application ${applicationName(team, name)}`,
         run(ctx) {
           delete ctx.state.services[serviceKey(team, name)];
-          ctx.log(`application ${team}-${name} deleted; Deployment, Service and Ingress pruned`);
+          ctx.log(`application ${applicationName(team, name)} deleted; Deployment, Service and Ingress pruned`);
         },
       },
     ],

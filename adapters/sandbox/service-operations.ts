@@ -1,8 +1,11 @@
 /**
  * Plans of `deploy-service` (actions `onboard`, `deploy`, `update-config`), `rollback-service`, `provision-database`
- * and `retire-service` (see `plan.ts`).
+ * and `retire-service` (see `plan.ts`). Parameters arrive validated and typed; steps check only the sandbox's state.
  */
-import { Conflict, InvalidParams, NotFound } from '../../core/errors.js';
+import { Conflict, NotFound } from '../../core/errors.js';
+import { applicationName, serviceHost } from '../../core/names.js';
+import type { OperationParams } from '../../core/operations/index.js';
+import type { DeployServiceParams } from '../../core/operations/service-operations.js';
 import type { OperationEnv, Plan } from './plan.js';
 import { serviceKey, type SandboxState, type ServiceRecord } from './state.js';
 import {
@@ -10,28 +13,22 @@ import {
   imageRef,
   liveService,
   liveTenant,
-  normalizePath,
   notPreview,
-  parseEnv,
   previewsOf,
   recordDeployed,
-  required,
   rolloutSteps,
-  serviceHost,
   sha,
   startRollout,
 } from './steps.js';
 
+type Action<A extends DeployServiceParams['action']> = Extract<DeployServiceParams, { action: A }>;
+
 /** `deploy-service` `action=onboard`: register the service (imageTag "" until the rollout succeeds), build and deploy `git_tag`. */
-export function onboard(p: Record<string, string>, env: OperationEnv): Plan {
-  const team = p.team_name ?? '';
-  const app = p.component_name ?? '';
-  const tag = p.git_tag ?? '';
-  const repo = p.dockerfile_repo ?? '';
-  const dockerfilePath = p.dockerfile_path?.trim() || 'Dockerfile';
-  const template = p.service_template?.trim() || 'default';
-  const healthPath = normalizePath(p.health_check_path) ?? '/healthz';
-  const port = p.port ?? '';
+export function onboard(p: Action<'onboard'>, env: OperationEnv): Plan {
+  const { team_name: team, component_name: app, git_tag: tag, dockerfile_repo: repo, port } = p;
+  const dockerfilePath = p.dockerfile_path ?? 'Dockerfile';
+  const template = p.service_template ?? 'default';
+  const healthPath = p.health_check_path ?? '/healthz';
   const image = imageRef(env, team, app, tag);
   return {
     team,
@@ -40,8 +37,6 @@ export function onboard(p: Record<string, string>, env: OperationEnv): Plan {
       {
         name: `validate onboarding of ${team}/${app}`,
         run(ctx) {
-          const what = 'deploy-service action=onboard';
-          for (const name of ['team_name', 'component_name', 'git_tag', 'dockerfile_repo', 'port']) required(ctx, name, what);
           liveTenant(ctx.state, team);
           if (ctx.state.services[serviceKey(team, app)]) {
             throw new Conflict(`service ${team}/${app} is already onboarded; use action=deploy`);
@@ -85,12 +80,9 @@ export function onboard(p: Record<string, string>, env: OperationEnv): Plan {
 }
 
 /** `deploy-service` `action=deploy`: build and deploy `git_tag` to an onboarded service. */
-export function deploy(p: Record<string, string>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
-  const team = p.team_name ?? '';
-  const app = p.component_name ?? '';
-  const tag = p.git_tag ?? '';
+export function deploy(p: Action<'deploy'>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
+  const { team_name: team, component_name: app, git_tag: tag, dockerfile_repo: repo } = p;
   const known = state.services[serviceKey(team, app)];
-  const repo = p.dockerfile_repo?.trim() || known?.dockerfileRepo || `${team}/${app}`;
   const image = imageRef(env, team, app, tag);
   return {
     team,
@@ -99,7 +91,6 @@ export function deploy(p: Record<string, string>, state: Readonly<SandboxState>,
       {
         name: `validate deploy of ${team}/${app}@${tag}`,
         run(ctx) {
-          for (const name of ['team_name', 'component_name', 'git_tag']) required(ctx, name, 'deploy-service action=deploy');
           liveTenant(ctx.state, team);
           const service = ctx.state.services[serviceKey(team, app)];
           if (!service) throw new NotFound(`service ${team}/${app} is not onboarded; run deploy-service with action=onboard first`);
@@ -109,7 +100,7 @@ export function deploy(p: Record<string, string>, state: Readonly<SandboxState>,
           ctx.log(`deploying ${tag} to ${team}/${app} (currently ${service.imageTag || 'nothing deployed'})`);
         },
       },
-      ...buildSteps(team, app, repo, tag, known?.dockerfilePath ?? 'Dockerfile', image),
+      ...buildSteps(team, app, repo, tag, p.dockerfile_path ?? known?.dockerfilePath ?? 'Dockerfile', image),
       ...rolloutSteps(env, team, app, () => tag, known?.healthCheckPath ?? '/healthz', (_ctx, service) =>
         recordDeployed(service, tag),
       ),
@@ -119,9 +110,10 @@ export function deploy(p: Record<string, string>, state: Readonly<SandboxState>,
 }
 
 /** `deploy-service` `action=update-config`: replace the service's environment with `env_vars` and roll it. */
-export function updateConfig(p: Record<string, string>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
-  const team = p.team_name ?? '';
-  const app = p.component_name ?? '';
+export function updateConfig(p: Action<'update-config'>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
+  const { team_name: team, component_name: app } = p;
+  const vars = Object.fromEntries(p.env_vars.map((v) => [v.key, v.value]));
+  const count = p.env_vars.length;
   const known = state.services[serviceKey(team, app)];
   return {
     team,
@@ -130,9 +122,6 @@ export function updateConfig(p: Record<string, string>, state: Readonly<SandboxS
       {
         name: `validate config of ${team}/${app}`,
         run(ctx) {
-          for (const name of ['team_name', 'component_name']) required(ctx, name, 'deploy-service action=update-config');
-          if (ctx.params.env_vars === undefined) throw new InvalidParams('parameter env_vars is required for deploy-service action=update-config');
-          const parsed = parseEnv(ctx.params.env_vars);
           liveTenant(ctx.state, team);
           const service = ctx.state.services[serviceKey(team, app)];
           if (!service) throw new NotFound(`service ${team}/${app} is not onboarded; run deploy-service with action=onboard first`);
@@ -140,16 +129,15 @@ export function updateConfig(p: Record<string, string>, state: Readonly<SandboxS
           if (!service.imageTag) {
             throw new Conflict(`service ${team}/${app} has no running image yet; deploy it (action=deploy) before updating its config`);
           }
-          startRollout(service, ctx.run, `rolling out new config (${Object.keys(parsed).length} variables)`);
-          ctx.log(`variables: ${Object.keys(parsed).join(', ') || '(none)'}`);
+          startRollout(service, ctx.run, `rolling out new config (${count} variables)`);
+          ctx.log(`variables: ${p.env_vars.map((v) => v.key).join(', ')}`);
         },
       },
       {
-        name: `render Secret ${team}-${app}-env`,
+        name: `render Secret ${applicationName(team, app)}-env`,
         run(ctx) {
-          const parsed = parseEnv(ctx.params.env_vars ?? '');
           liveService(ctx.state, team, app);
-          ctx.log(`secret/${team}-${app}-env: ${Object.keys(parsed).length} keys (values not logged)`);
+          ctx.log(`secret/${applicationName(team, app)}-env: ${count} keys (values not logged)`);
         },
       },
       ...rolloutSteps(
@@ -158,21 +146,19 @@ export function updateConfig(p: Record<string, string>, state: Readonly<SandboxS
         app,
         (ctx) => liveService(ctx.state, team, app).imageTag,
         known?.healthCheckPath ?? '/healthz',
-        (ctx, service) => {
-          service.env = parseEnv(ctx.params.env_vars ?? '');
-          return `config updated (${Object.keys(service.env).length} variables), running ${service.imageTag}`;
+        (_ctx, service) => {
+          service.env = { ...vars };
+          return `config updated (${count} variables), running ${service.imageTag}`;
         },
       ),
     ],
-    done: (ctx) => `config of ${team}/${app} updated (${Object.keys(parseEnv(ctx.params.env_vars ?? '')).length} variables)`,
+    done: () => `config of ${team}/${app} updated (${count} variables)`,
   };
 }
 
 /** `rollback-service`: redeploy `target_tag`, which must have been deployed to the service before. */
-export function rollback(p: Record<string, string>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
-  const team = p.team_name ?? '';
-  const app = p.component_name ?? '';
-  const tag = p.target_tag ?? '';
+export function rollback(p: OperationParams<'rollback-service'>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
+  const { team_name: team, component_name: app, target_tag: tag } = p;
   const known = state.services[serviceKey(team, app)];
   return {
     team,
@@ -181,7 +167,6 @@ export function rollback(p: Record<string, string>, state: Readonly<SandboxState
       {
         name: `validate rollback of ${team}/${app} to ${tag}`,
         run(ctx) {
-          for (const name of ['team_name', 'component_name', 'target_tag']) required(ctx, name, 'rollback-service');
           liveTenant(ctx.state, team);
           const service = liveService(ctx.state, team, app);
           notPreview(service, 'rollback-service');
@@ -205,11 +190,10 @@ export function rollback(p: Record<string, string>, state: Readonly<SandboxState
 }
 
 /** `provision-database`: a database (`engine`, default postgres; `storage`, default 1Gi) for the service. */
-export function provisionDatabase(p: Record<string, string>): Plan {
-  const team = p.team_name ?? '';
-  const app = p.component_name ?? '';
-  const engine = p.engine?.trim() || 'postgres';
-  const storage = p.storage?.trim() || '1Gi';
+export function provisionDatabase(p: OperationParams<'provision-database'>): Plan {
+  const { team_name: team, component_name: app } = p;
+  const engine = p.engine ?? 'postgres';
+  const storage = p.storage ?? '1Gi';
   const db = `${team}-${app}-db`;
   return {
     team,
@@ -218,7 +202,6 @@ export function provisionDatabase(p: Record<string, string>): Plan {
       {
         name: `validate database for ${team}/${app}`,
         run(ctx) {
-          for (const name of ['team_name', 'component_name']) required(ctx, name, 'provision-database');
           liveTenant(ctx.state, team);
           const service = liveService(ctx.state, team, app);
           notPreview(service, 'provision-database');
@@ -257,9 +240,8 @@ export function provisionDatabase(p: Record<string, string>): Plan {
 }
 
 /** `retire-service`: remove the service, its Application and its previews. */
-export function retire(p: Record<string, string>): Plan {
-  const team = p.team_name ?? '';
-  const app = p.component_name ?? '';
+export function retire(p: OperationParams<'retire-service'>): Plan {
+  const { team_name: team, component_name: app } = p;
   return {
     team,
     app,
@@ -267,7 +249,6 @@ export function retire(p: Record<string, string>): Plan {
       {
         name: `validate retirement of ${team}/${app}`,
         run(ctx) {
-          for (const name of ['team_name', 'component_name']) required(ctx, name, 'retire-service');
           liveTenant(ctx.state, team);
           const service = liveService(ctx.state, team, app);
           if (service.preview) throw new Conflict(`${team}/${app} is a preview environment; remove it with preview-delete`);
@@ -276,12 +257,12 @@ export function retire(p: Record<string, string>): Plan {
         },
       },
       {
-        name: `delete Argo CD Application ${team}-${app}`,
+        name: `delete Argo CD Application ${applicationName(team, app)}`,
         run(ctx) {
           liveService(ctx.state, team, app);
           for (const preview of previewsOf(ctx.state, team, app)) delete ctx.state.services[serviceKey(team, preview.name)];
           delete ctx.state.services[serviceKey(team, app)];
-          ctx.log(`application ${team}-${app} deleted; Deployment, Service and Ingress pruned`);
+          ctx.log(`application ${applicationName(team, app)} deleted; Deployment, Service and Ingress pruned`);
         },
       },
       {

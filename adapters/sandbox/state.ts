@@ -50,7 +50,13 @@ export const WorkflowRecord = z.object({
   name: z.string(),
   operation: z.string(),
   workflowTemplate: z.string(),
+  /** As recorded: strings, secret values redacted (what the audit entry shows). */
   parameters: z.record(z.string(), z.string()),
+  /**
+   * The typed, validated parameters the steps run with (secret values included), while the workflow runs; removed
+   * when it settles. Absent on records written before this field existed.
+   */
+  arguments: z.unknown().optional(),
   userId: z.string(),
   phase: AuditStatus,
   message: z.string(),

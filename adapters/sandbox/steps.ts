@@ -3,19 +3,10 @@
  * rollout, health check) steps, the lookups that fail a step with a clear message, and names (hosts, images, pods).
  */
 import { createHash } from 'node:crypto';
-import { InvalidParams, NotFound, Conflict } from '../../core/errors.js';
+import { NotFound, Conflict } from '../../core/errors.js';
+import { applicationName, imageRef as registryImage } from '../../core/names.js';
 import type { OperationEnv, Step, StepContext } from './plan.js';
 import { serviceKey, type SandboxState, type ServiceRecord, type TenantRecord, type WorkflowRecord } from './state.js';
-
-/** Name of the preview environment of `component` at `imageTag`: `<component>-preview-<x>-<y>-<z>`. */
-export function previewName(component: string, imageTag: string): string {
-  return `${component}-preview-${imageTag.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`;
-}
-
-/** `<team>-<service>.<domain>` (SPEC "First-time onboarding sequence", step 5). */
-export function serviceHost(team: string, app: string, domain: string): string {
-  return `${team}-${app}.${domain}`;
-}
 
 /** `clone <repo>@<tag>`, `build image <image>` (from `dockerfilePath`), `push image <image>`; each needs the service to exist. */
 export function buildSteps(team: string, app: string, repo: string, tag: string, dockerfilePath: string, image: string): Step[] {
@@ -57,7 +48,7 @@ export function rolloutSteps(
   healthPath: string,
   finish: (ctx: StepContext, service: ServiceRecord) => string,
 ): Step[] {
-  const application = `${team}-${app}`;
+  const application = applicationName(team, app);
   return [
     {
       name: `update GitOps manifest of ${application}`,
@@ -121,13 +112,6 @@ export function recordDeployed(service: ServiceRecord, tag: string): string {
   return `deployed ${tag}`;
 }
 
-/** The trimmed parameter. @throws InvalidParams `parameter <name> is required for <what>` when missing or blank. */
-export function required(ctx: StepContext, name: string, what: string): string {
-  const value = ctx.params[name]?.trim();
-  if (!value) throw new InvalidParams(`parameter ${name} is required for ${what}`);
-  return value;
-}
-
 /** The tenant. @throws NotFound `tenant <team> does not exist; run create-tenant first`. */
 export function liveTenant(state: SandboxState, team: string): TenantRecord {
   const tenant = state.tenants[team];
@@ -159,35 +143,9 @@ export function previewsOf(state: SandboxState, team: string, base: string): Ser
   return servicesOf(state, team).filter((s) => s.preview?.base === base);
 }
 
-/** `health_check_path` with a leading `/`, or `undefined` when not given. */
-export function normalizePath(path: string | undefined): string | undefined {
-  const trimmed = path?.trim();
-  if (!trimmed) return undefined;
-  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
-}
-
-/**
- * Parse `env_vars`: `KEY=VALUE` per line; blank lines and `#` comments are skipped. Values are never echoed in errors.
- * @throws InvalidParams naming the line number of a line that is not `KEY=VALUE`.
- */
-export function parseEnv(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  text.split(/\r?\n/).forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    const eq = line.indexOf('=');
-    const name = eq > 0 ? line.slice(0, eq).trim() : '';
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      throw new InvalidParams(`env_vars line ${index + 1} is not KEY=VALUE (KEY: letters, digits and "_", not starting with a digit)`);
-    }
-    env[name] = line.slice(eq + 1);
-  });
-  return env;
-}
-
-/** `registry.<domain>/<team>/<app>:<tag>`. */
+/** The sandbox's image of a service: `registry.<domain>/<team>/<app>:<tag>` (its registry is `registry.<domain>`). */
 export function imageRef(env: OperationEnv, team: string, app: string, tag: string): string {
-  return `registry.${env.domain}/${team}/${app}:${tag}`;
+  return registryImage(`registry.${env.domain}`, team, app, tag);
 }
 
 /** Hex SHA-256 of the parts: stable stand-ins for commit ids and image digests. */

@@ -1,34 +1,31 @@
 /** Plans of `create-tenant` and `delete-tenant` (see `plan.ts`). */
 import { Conflict } from '../../core/errors.js';
 import type { Member, Quotas } from '../../core/model.js';
+import { applicationName } from '../../core/names.js';
+import type { OperationParams } from '../../core/operations/index.js';
 import type { Plan } from './plan.js';
 import { serviceKey, type TenantRecord } from './state.js';
-import { liveTenant, required, servicesOf, sha } from './steps.js';
+import { liveTenant, servicesOf, sha } from './steps.js';
 
 /** Quotas of a tenant created without `cpu`, `memory` or `pods`. */
 export const DEFAULT_QUOTAS: Quotas = { cpu: '4', memory: '8Gi', pods: '20' };
-
-/** The user ids of a comma-separated parameter, without blanks or repeats. */
-function userList(text: string | undefined): string[] {
-  return [...new Set((text ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
-}
 
 /**
  * `create-tenant`: namespace, quotas and members — `admins` (else the submitter) with role `admin`, then `members`
  * (`member`) and `viewers` (`viewer`); a user named in several lists keeps the strongest role.
  */
-export function createTenant(p: Record<string, string>, userId: string): Plan {
-  const team = p.team_name ?? '';
+export function createTenant(p: OperationParams<'create-tenant'>, userId: string): Plan {
+  const team = p.team_name;
   const quotas: Quotas = {
-    cpu: p.cpu?.trim() || DEFAULT_QUOTAS.cpu,
-    memory: p.memory?.trim() || DEFAULT_QUOTAS.memory,
-    pods: p.pods?.trim() || DEFAULT_QUOTAS.pods,
+    cpu: p.cpu ?? DEFAULT_QUOTAS.cpu,
+    memory: p.memory ?? DEFAULT_QUOTAS.memory,
+    pods: p.pods ?? DEFAULT_QUOTAS.pods,
   };
-  const listed = userList(p.admins);
+  const listed = p.admins ?? [];
   const admins = listed.length > 0 ? listed : [userId];
   const members: Member[] = [];
   const seen = new Set<string>();
-  for (const [ids, role] of [[admins, 'admin'], [userList(p.members), 'member'], [userList(p.viewers), 'viewer']] as const) {
+  for (const [ids, role] of [[admins, 'admin'], [p.members ?? [], 'member'], [p.viewers ?? [], 'viewer']] as const) {
     for (const id of ids) if (!seen.has(id)) seen.add(id), members.push({ userId: id, role });
   }
   return {
@@ -38,7 +35,6 @@ export function createTenant(p: Record<string, string>, userId: string): Plan {
       {
         name: `validate tenant ${team}`,
         run(ctx) {
-          required(ctx, 'team_name', 'create-tenant');
           if (ctx.state.tenants[team]) throw new Conflict(`tenant ${team} already exists`);
           ctx.log(`tenant ${team}: admins ${admins.join(', ')}; quotas cpu ${quotas.cpu}, memory ${quotas.memory}, pods ${quotas.pods}`);
         },
@@ -87,8 +83,8 @@ export function createTenant(p: Record<string, string>, userId: string): Plan {
 }
 
 /** `delete-tenant`: remove the tenant, its services and its repository registrations. */
-export function deleteTenant(p: Record<string, string>): Plan {
-  const team = p.team_name ?? '';
+export function deleteTenant(p: OperationParams<'delete-tenant'>): Plan {
+  const team = p.team_name;
   return {
     team,
     app: '',
@@ -96,7 +92,6 @@ export function deleteTenant(p: Record<string, string>): Plan {
       {
         name: `validate tenant ${team}`,
         run(ctx) {
-          required(ctx, 'team_name', 'delete-tenant');
           liveTenant(ctx.state, team);
           const names = servicesOf(ctx.state, team).map((s) => s.name);
           ctx.log(names.length ? `services to remove: ${names.join(', ')}` : 'tenant has no services');
@@ -108,7 +103,7 @@ export function deleteTenant(p: Record<string, string>): Plan {
           liveTenant(ctx.state, team);
           for (const s of servicesOf(ctx.state, team)) {
             delete ctx.state.services[serviceKey(team, s.name)];
-            ctx.log(`application ${team}-${s.name} deleted`);
+            ctx.log(`application ${applicationName(team, s.name)} deleted`);
           }
         },
       },

@@ -3,6 +3,7 @@
  * of issue 2 §8 (admins, members, viewers, strangers).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATION_IDS } from '../../core/operations/index.js';
 import { startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
@@ -131,9 +132,13 @@ describe('services, status, logs, resources', () => {
 });
 
 describe('operations', () => {
-  it('lists eight operations with definitions derived from their schemas', async () => {
+  it('lists every operation with definitions derived from their schemas, saying who may run each', async () => {
     const res = await pds.api('alice', 'GET', '/api/v1/operations');
-    expect(res.body.count).toBe(8);
+    expect(res.body.count).toBe(OPERATION_IDS.length);
+    expect(res.body.count).toBe(8); // SPEC.md: eight operations are registered
+    const roles = Object.fromEntries(res.body.items.map((o: any) => [o.name, o.requiredRole]));
+    expect(roles).toMatchObject({ 'retire-service': 'admin', 'delete-tenant': 'admin', 'create-tenant': 'platform-admin', 'deploy-service': 'member' });
+    expect(res.body.items.find((o: any) => o.name === 'delete-tenant').description).toMatch(/Who may run it: the tenant's admins and platform admins\.$/);
     const risk = Object.fromEntries(res.body.items.map((o: any) => [o.name, o.riskLevel]));
     expect(risk).toEqual({
       'deploy-service': 'medium',
@@ -198,11 +203,22 @@ describe('operations', () => {
     expect(await pds.api('alice', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'newco' })).toMatchObject({ status: 403, body: { error: 'admin access required' } });
   });
 
+  it('lets only tenant admins (and platform admins) destroy: a member may not retire a service or delete the tenant', async () => {
+    const retire = await pds.api('carol', 'POST', '/api/v1/operations/retire-service/execute', { team_name: 'acme', component_name: 'web' });
+    expect(retire).toMatchObject({ status: 403, body: { error: expect.stringMatching(/^access denied to this tenant: role "member"/) } });
+    const remove = await pds.api('carol', 'POST', '/api/v1/operations/delete-tenant/execute', { team_name: 'acme' });
+    expect(remove.status).toBe(403);
+    expect((await pds.api('alice', 'POST', '/api/v1/operations/retire-service/execute', { team_name: 'acme', component_name: 'web' })).status).toBe(400); // asks to confirm
+  });
+
   it('asks for confirmation before retire-service and accepts the value once, for the same caller and parameters', async () => {
     const params = { team_name: 'umbrella', component_name: 'lab' };
     const first = await pds.api('uma', 'POST', '/api/v1/operations/retire-service/execute', params);
     expect(first.status).toBe(400);
+    expect(Object.keys(first.body)).toEqual(['error']); // the SPEC's body; the value also travels as data in headers
     const confirm = /"confirm": "([^"]+)"/.exec(first.body.error)![1]!;
+    expect(first.headers.get('pds-confirm')).toBe(confirm);
+    expect(Date.parse(first.headers.get('pds-confirm-expires')!)).toBeGreaterThan(Date.now());
     expect((await pds.api('uma', 'GET', '/api/v1/services/umbrella/lab')).status).toBe(200); // nothing changed yet
 
     // Bound to the parameters and the caller.

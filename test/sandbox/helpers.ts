@@ -6,6 +6,7 @@ import { afterEach } from 'vitest';
 import { createSandboxPlatform, type SandboxOptions } from '../../adapters/sandbox/index.js';
 import type { AuditEntry } from '../../core/model.js';
 import type { Platform, WorkflowRun } from '../../core/ports.js';
+import { submission } from './submission.js';
 
 const dirs: string[] = [];
 const platforms: Platform[] = [];
@@ -31,7 +32,7 @@ export async function openSandbox(dataDir: string, options: Partial<SandboxOptio
 
 let counter = 0;
 
-/** What tools' invoke() does: submit the workflow and append its audit entry. Returns the workflow name. */
+/** What the execute pipeline does: validate, submit the workflow and append its audit entry. Returns the workflow name. */
 export async function execute(
   platform: Platform,
   operation: string,
@@ -39,13 +40,14 @@ export async function execute(
   userId = 'alice',
 ): Promise<string> {
   const name = `${operation}-${process.pid}-${++counter}`;
-  await platform.workflows.submit({ name, operation, workflowTemplate: operation, parameters, userId });
+  const submitted = submission(name, operation, parameters, userId);
+  await platform.workflows.submit(submitted);
   const entry: AuditEntry = {
     id: `audit-${counter}`,
     timestamp: new Date().toISOString(),
     userId,
     operation,
-    parameters,
+    parameters: submitted.recorded,
     workflowName: name,
     status: 'submitted',
     riskLevel: 'medium',

@@ -1,5 +1,6 @@
 import { recordingLogger } from '../helpers/log.js';
 import { describe, expect, it } from 'vitest';
+import { submission } from './submission.js';
 import { execute, ONBOARD, openSandbox, run, settled, tempDir, waitFor } from './helpers.js';
 
 describe('sandbox workflows', () => {
@@ -125,13 +126,15 @@ describe('sandbox workflows', () => {
     });
   });
 
-  it('fails unknown operations and actions with a clear message', async () => {
-    const platform = await openSandbox(await tempDir());
-    const unknown = await run(platform, 'scale-service', { team_name: 'acme' });
-    expect(unknown.phase).toBe('failed');
-    expect(unknown.message).toMatch(/^unknown operation "scale-service"; the sandbox runs create-tenant, /);
-    const action = await run(platform, 'deploy-service', { action: 'explode', team_name: 'acme' });
-    expect(action).toMatchObject({ phase: 'failed', message: 'unknown action "explode" for deploy-service; use onboard, deploy or update-config' });
+  it('runs only validated submissions: the contract refuses unknown operations and actions before the engine sees them', async () => {
+    // Validation happens once, at the door (issue 8); the engine has no re-checks that could disagree with it.
+    expect(() => submission('wf-1', 'scale-service', { team_name: 'acme' }, 'alice')).toThrow(/not an operation/);
+    expect(() => submission('wf-2', 'deploy-service', { action: 'explode', team_name: 'acme', component_name: 'web' }, 'alice')).toThrow(
+      /action/,
+    );
+    expect(() =>
+      submission('wf-3', 'deploy-service', { action: 'update-config', team_name: 'acme', component_name: 'web', env_vars: 'A=1\nnot a pair' }, 'alice'),
+    ).toThrow(/line 2 must be KEY=VALUE/);
   });
 
   it('updates config, provisions a database, retires a service and deletes a tenant', async () => {
@@ -139,10 +142,6 @@ describe('sandbox workflows', () => {
     await run(platform, 'create-tenant', { team_name: 'acme' });
     await run(platform, 'deploy-service', ONBOARD);
     await run(platform, 'deploy-service', { ...ONBOARD, component_name: 'api', dockerfile_repo: 'acme/api' });
-
-    const bad = await run(platform, 'deploy-service', { action: 'update-config', team_name: 'acme', component_name: 'web', env_vars: 'A=1\nnot a pair' });
-    expect(bad).toMatchObject({ phase: 'failed' });
-    expect(bad.message).toMatch(/^env_vars line 2 is not KEY=VALUE/);
 
     const config = await run(platform, 'deploy-service', {
       action: 'update-config',
@@ -179,7 +178,7 @@ describe('sandbox workflows', () => {
     platform.workflows.onSettled(() => {
       throw new Error('a broken listener does not stop the others');
     });
-    await platform.workflows.submit({ name: 'wf-late', operation: 'create-tenant', workflowTemplate: 'create-tenant', parameters: { team_name: 'acme' }, userId: 'alice' });
+    await platform.workflows.submit(submission('wf-late', 'create-tenant', { team_name: 'acme' }, 'alice'));
     await settled(platform, 'wf-late');
     await platform.audit.append({
       id: '1', timestamp: new Date().toISOString(), userId: 'alice', operation: 'create-tenant', parameters: { team_name: 'acme' },
@@ -192,7 +191,7 @@ describe('sandbox workflows', () => {
       expect.objectContaining({ level: 'error', workflow: 'wf-late', err: expect.objectContaining({ message: 'a broken listener does not stop the others' }) }),
     );
     await expect(
-      platform.workflows.submit({ name: 'wf-late', operation: 'create-tenant', workflowTemplate: 'create-tenant', parameters: {}, userId: 'a' }),
+      platform.workflows.submit(submission('wf-late', 'create-tenant', { team_name: 'other' }, 'a')),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await platform.workflows.get('nope')).toBeUndefined();
   });

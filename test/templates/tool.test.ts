@@ -8,7 +8,7 @@ function context(opts: { registered?: string[]; tree?: { paths: string[]; files:
   const calls: unknown[] = [];
   const ctx = {
     identity: { userId: 'alice', admin: false },
-    config: { baseUrl: 'https://pds.example.com', domain: 'apps.example.com' },
+    settings: { baseUrl: 'https://pds.example.com', domain: 'apps.example.com' },
     platform: {
       backend: { getTenant: async (team: string) => ({ name: team, members: opts.member === false ? [] : [{ userId: 'alice', role: 'viewer' }] }) },
       codeHost: {

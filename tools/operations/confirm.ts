@@ -7,13 +7,14 @@
  * Format: `<expiry unix seconds>.<nonce>.<signature>` (base64url).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { InvalidParams } from '../core/errors.js';
-import type { OnceStore } from '../core/ports.js';
+import { InvalidParams } from '../../core/errors.js';
+import type { OnceStore } from '../../core/ports.js';
 
 /** How long a confirmation value stays valid, seconds. */
 export const CONFIRM_TTL_SECONDS = 300;
 
-interface Binding {
+/** What a confirmation value is bound to: the caller, the operation and its parameters as recorded. */
+export interface Binding {
   userId: string;
   operation: string;
   parameters: Record<string, string>;
@@ -28,11 +29,14 @@ function sign(secret: Uint8Array, binding: Binding, expiry: number, nonce: strin
     .digest('base64url');
 }
 
-/** A fresh confirmation value bound to this caller, operation and parameters. */
-export function createConfirmation(secret: Uint8Array, binding: Binding, nowMs = Date.now()): string {
+/**
+ * A fresh confirmation value bound to this caller, operation and parameters.
+ * @returns the value and when it expires (ISO 8601 UTC).
+ */
+export function createConfirmation(secret: Uint8Array, binding: Binding, nowMs = Date.now()): { value: string; expiresAt: string } {
   const expiry = Math.floor(nowMs / 1000) + CONFIRM_TTL_SECONDS;
   const nonce = randomBytes(12).toString('base64url');
-  return `${expiry}.${nonce}.${sign(secret, binding, expiry, nonce)}`;
+  return { value: `${expiry}.${nonce}.${sign(secret, binding, expiry, nonce)}`, expiresAt: new Date(expiry * 1000).toISOString() };
 }
 
 /**

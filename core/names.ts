@@ -1,0 +1,48 @@
+/**
+ * Names pds derives from tenant and service names, each computed in exactly one place so the execute pipeline, both
+ * backends, the WorkflowTemplates' arguments and the messages agents read always agree.
+ */
+
+/**
+ * The Argo CD Application of a service, `<team>-<service>` (SPEC.md "Status": `argocd.name`). Also the name of the
+ * service's Deployment, Service and Ingress.
+ * @example applicationName('acme', 'web') // 'acme-web'
+ */
+export function applicationName(team: string, service: string): string {
+  return `${team}-${service}`;
+}
+
+/**
+ * The public host of a service, `<team>-<service>.<domain>` (SPEC.md "First-time onboarding sequence", step 5).
+ * @param domain `PDS_DOMAIN`, e.g. `apps.example.com`.
+ * @example serviceHost('acme', 'web', 'apps.example.com') // 'acme-web.apps.example.com'
+ */
+export function serviceHost(team: string, service: string, domain: string): string {
+  return `${applicationName(team, service)}.${domain}`;
+}
+
+/**
+ * The name of the preview environment of `service` at `imageTag`: `<service>-preview-<x>-<y>-<z>`. It is a service of
+ * the same tenant, so its host and Application follow {@link serviceHost} and {@link applicationName}.
+ * @example previewName('web', '0.2.0') // 'web-preview-0-2-0'
+ */
+export function previewName(service: string, imageTag: string): string {
+  return `${service}-preview-${imageTag.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`;
+}
+
+/**
+ * The container image of a service at a tag, `<registry>/<team>/<service>:<tag>`.
+ * @param registry `PDS_REGISTRY` without trailing slash, e.g. `registry.example.com/pds`.
+ * @example imageRef('registry.example.com', 'acme', 'web', '0.1.0') // 'registry.example.com/acme/web:0.1.0'
+ */
+export function imageRef(registry: string, team: string, service: string, tag: string): string {
+  return `${registry}/${team}/${service}:${tag}`;
+}
+
+/**
+ * The Argo WorkflowTemplate an operation runs: named as the operation (SPEC.md "Operation definition"
+ * `workflowTemplate`), e.g. `deploy-service`.
+ */
+export function workflowTemplateName(operation: string): string {
+  return operation;
+}

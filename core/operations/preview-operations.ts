@@ -1,0 +1,62 @@
+/**
+ * The preview operations (SPEC.md "Operations"): `preview-deploy` opens an ephemeral environment of a service at an
+ * image tag, named by `previewName()` (`core/names.ts`), removed after `ttl_hours`; `preview-delete` removes it early.
+ */
+import { z } from 'zod';
+import { SemVerTag } from '../model.js';
+import { defineOperation } from './contract.js';
+import { checkCombinedName, ComponentNameParam, TeamNameParam, TtlHoursParam } from './parameters.js';
+
+export const deployPreview = defineOperation({
+  id: 'preview-deploy',
+  tool: 'platform_deploy_preview',
+  title: 'Open a preview environment',
+  displayName: 'Deploy Preview',
+  riskLevel: 'low',
+  requiresConfirm: false,
+  destructive: false,
+  role: 'member',
+  description:
+    'Starts an ephemeral preview environment of a service at an image tag, with its own host, removed automatically ' +
+    'after ttl_hours (at most 720). Use to review a build before it goes to the main environment. Returns a workflow ' +
+    'name at once; the preview appears in platform_list_services with componentType "preview".',
+  parameters: z
+    .strictObject({
+      team_name: TeamNameParam,
+      component_name: ComponentNameParam,
+      image_tag: SemVerTag.describe('Image tag to preview, SemVer X.Y.Z, e.g. "0.2.0"'),
+      ttl_hours: TtlHoursParam,
+    })
+    .superRefine(checkCombinedName),
+  target: (p) => ({ team: p.team_name, service: p.component_name }),
+  summarize: (p) => `open a preview of ${p.team_name}/${p.component_name} at ${p.image_tag} for ${p.ttl_hours} h`,
+});
+
+export const deletePreview = defineOperation({
+  id: 'preview-delete',
+  tool: 'platform_delete_preview',
+  title: 'Remove a preview environment',
+  displayName: 'Delete Preview',
+  riskLevel: 'low',
+  requiresConfirm: false,
+  destructive: true,
+  role: 'member',
+  description:
+    'Removes a preview environment before its TTL ends. Touches only the preview of that image tag, never the main ' +
+    'service. Returns a workflow name at once.',
+  parameters: z
+    .strictObject({
+      team_name: TeamNameParam,
+      component_name: ComponentNameParam,
+      image_tag: SemVerTag.describe('Image tag of the preview to remove, e.g. "0.2.0"'),
+    })
+    .superRefine(checkCombinedName),
+  target: (p) => ({ team: p.team_name, service: p.component_name }),
+  summarize: (p) => `remove the preview of ${p.team_name}/${p.component_name} at ${p.image_tag}`,
+});
+
+/** The preview operations, by id. */
+export const previewOperations = {
+  'preview-deploy': deployPreview,
+  'preview-delete': deletePreview,
+} as const;

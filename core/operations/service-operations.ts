@@ -1,0 +1,192 @@
+/**
+ * The operations on one service (SPEC.md "Operations"): `deploy-service` (actions `onboard`, `deploy`,
+ * `update-config`), `rollback-service`, `provision-database` and `retire-service`.
+ */
+import { z } from 'zod';
+import { applicationName, serviceHost } from '../names.js';
+import { defineOperation } from './contract.js';
+import {
+  checkCombinedName,
+  ComponentNameParam,
+  EnvVarsParam,
+  GitTagParam,
+  HealthCheckPathParam,
+  PortParam,
+  QuantityParam,
+  RelativePathParam,
+  RepoParam,
+  TeamNameParam,
+  type EnvVar,
+} from './parameters.js';
+import { SemVerTag } from '../model.js';
+
+/** The service an operation acts on. */
+export interface ServiceTarget {
+  team_name: string;
+  component_name: string;
+}
+
+/** `deploy-service` parameters, by action (SPEC.md "Execute rules" 3 and "Operation parameters seen in requests"). */
+export type DeployServiceParams =
+  | (ServiceTarget & { action: 'deploy'; git_tag: string; dockerfile_repo: string; dockerfile_path?: string })
+  | (ServiceTarget & {
+      action: 'onboard';
+      git_tag: string;
+      dockerfile_repo: string;
+      port: string;
+      service_template?: string;
+      health_check_path?: string;
+      dockerfile_path?: string;
+    })
+  | (ServiceTarget & { action: 'update-config'; env_vars: EnvVar[] });
+
+/** The three actions of `deploy-service`. */
+export const DEPLOY_ACTIONS = ['deploy', 'update-config', 'onboard'] as const;
+export type DeployAction = (typeof DEPLOY_ACTIONS)[number];
+
+/** Which optional parameters each action requires and accepts; any other optional parameter is refused. */
+export const DEPLOY_ACTION_RULES: Record<DeployAction, { requires: readonly string[]; accepts: readonly string[] }> = {
+  deploy: { requires: ['git_tag', 'dockerfile_repo'], accepts: ['dockerfile_path'] },
+  'update-config': { requires: ['env_vars'], accepts: [] },
+  onboard: {
+    requires: ['git_tag', 'dockerfile_repo', 'port'],
+    accepts: ['service_template', 'health_check_path', 'dockerfile_path'],
+  },
+};
+const DEPLOY_OPTIONAL = ['git_tag', 'dockerfile_repo', 'dockerfile_path', 'env_vars', 'port', 'service_template', 'health_check_path'];
+
+const serviceTarget = (p: ServiceTarget) => ({ team: p.team_name, service: p.component_name });
+
+export const deployService = defineOperation<'deploy-service', z.ZodObject, DeployServiceParams>({
+  id: 'deploy-service',
+  tool: 'platform_deploy_service',
+  title: 'Deploy, onboard or reconfigure a service',
+  displayName: 'Deploy Service',
+  riskLevel: 'medium',
+  requiresConfirm: false,
+  destructive: false,
+  role: 'member',
+  description:
+    'Builds the container image of a repository at a git tag and deploys it through GitOps, or changes a service\'s ' +
+    'environment. action=onboard registers a new service (first tag usually "0.1.0") with its port, template and ' +
+    'optional health check path; action=deploy ships a new tag of an onboarded service (what CI calls on every push to ' +
+    'main); action=update-config replaces its environment variables. Returns a workflow name at once; the work happens ' +
+    'in the background — poll platform_get_workflow, then platform_get_status. It will not deploy a service that was ' +
+    'never onboarded (that workflow fails), and it does not create the repository\'s build file or CI job ' +
+    '(see platform_scaffold_repository).',
+  parameters: z
+    .strictObject({
+      action: z.enum(DEPLOY_ACTIONS).describe('"onboard" (first time), "deploy" (new tag) or "update-config" (environment)'),
+      team_name: TeamNameParam,
+      component_name: ComponentNameParam,
+      git_tag: GitTagParam.optional().describe('Git tag to build and deploy, SemVer X.Y.Z, e.g. "0.1.1". Required for deploy and onboard'),
+      dockerfile_repo: RepoParam.optional().describe('"<owner>/<repo>" holding the build file, e.g. "acme/web". Required for deploy and onboard'),
+      dockerfile_path: RelativePathParam.optional(),
+      env_vars: EnvVarsParam.optional().describe('KEY=VALUE entries separated by newlines, e.g. "LOG_LEVEL=info". Required for update-config'),
+      port: PortParam.optional().describe('Container port as text, e.g. "8787". Required for onboard'),
+      service_template: z
+        .string()
+        .regex(/^[a-z][a-z0-9-]{0,40}$/, 'must be a template name, e.g. "default"')
+        .optional()
+        .describe('Platform service template for onboard, e.g. "default" (the default)'),
+      health_check_path: HealthCheckPathParam.optional().describe('Probe path for onboard when the app does not serve /healthz, e.g. "/api/health"'),
+    })
+    .superRefine((value, ctx) => {
+      checkCombinedName(value, ctx);
+      const rules = DEPLOY_ACTION_RULES[value.action];
+      const given = value as Record<string, unknown>;
+      for (const field of rules.requires) {
+        if (given[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `is required for action=${value.action}` });
+      }
+      for (const field of DEPLOY_OPTIONAL) {
+        if (given[field] !== undefined && !rules.requires.includes(field) && !rules.accepts.includes(field)) {
+          const which = DEPLOY_ACTIONS.filter((a) => [...DEPLOY_ACTION_RULES[a].requires, ...DEPLOY_ACTION_RULES[a].accepts].includes(field));
+          ctx.addIssue({ code: 'custom', path: [field], message: `is not used by action=${value.action}; it applies to action=${which.join(' or ')}` });
+        }
+      }
+    }),
+  secretParameters: ['env_vars'],
+  target: serviceTarget,
+  summarize: (p) =>
+    p.action === 'update-config'
+      ? `update the environment of ${p.team_name}/${p.component_name} (${p.env_vars.length} variables)`
+      : `${p.action} ${p.team_name}/${p.component_name} at ${p.git_tag} from ${p.dockerfile_repo}`,
+});
+
+export const provisionDatabase = defineOperation({
+  id: 'provision-database',
+  tool: 'platform_provision_database',
+  title: 'Provision a database for a service',
+  displayName: 'Provision Database',
+  riskLevel: 'medium',
+  requiresConfirm: false,
+  destructive: false,
+  role: 'member',
+  description:
+    'Provisions a relational database (PostgreSQL) for one service and hands its connection to the service; ' +
+    'afterwards the service shows hasDatabase=true. Returns a workflow name at once. It does not migrate data or ' +
+    'resize an existing database.',
+  parameters: z
+    .strictObject({
+      team_name: TeamNameParam,
+      component_name: ComponentNameParam,
+      engine: z.enum(['postgres']).optional().describe('Database engine; only "postgres" (the default)'),
+      storage: QuantityParam('1Gi').optional().describe('Volume size, e.g. "1Gi" (default "1Gi")'),
+    })
+    .superRefine(checkCombinedName),
+  target: serviceTarget,
+  summarize: (p) => `provision a ${p.engine ?? 'postgres'} database (${p.storage ?? '1Gi'}) for ${p.team_name}/${p.component_name}`,
+});
+
+export const retireService = defineOperation({
+  id: 'retire-service',
+  tool: 'platform_retire_service',
+  title: 'Retire a service permanently',
+  displayName: 'Retire Service',
+  riskLevel: 'high',
+  requiresConfirm: true,
+  destructive: true,
+  role: 'admin',
+  description:
+    'Permanently removes a service: its deployment, GitOps Application, host, database and preview environments. ' +
+    'Needs confirmation: the first call changes nothing and answers with what would happen and a "confirm" value; ' +
+    'repeat the call with that value (valid 5 minutes, once) to proceed. Use rollback or a deploy instead to fix a ' +
+    'bad release.',
+  parameters: z.strictObject({ team_name: TeamNameParam, component_name: ComponentNameParam }).superRefine(checkCombinedName),
+  target: serviceTarget,
+  summarize: (p, ctx) =>
+    `permanently remove service ${p.team_name}/${p.component_name} (Application ${applicationName(p.team_name, p.component_name)}, ` +
+    `host ${serviceHost(p.team_name, p.component_name, ctx.domain)}, its database and preview environments)`,
+});
+
+export const rollbackService = defineOperation({
+  id: 'rollback-service',
+  tool: 'platform_rollback_service',
+  title: 'Roll a service back to an earlier image tag',
+  displayName: 'Rollback Service',
+  riskLevel: 'medium',
+  requiresConfirm: false,
+  destructive: false,
+  role: 'member',
+  description:
+    'Returns a service to an image tag it ran before, without rebuilding. Use when a release is bad; check the tags ' +
+    'with platform_list_audit or platform_get_service. Returns a workflow name at once. The workflow fails if that tag ' +
+    'was never deployed for the service.',
+  parameters: z
+    .strictObject({
+      team_name: TeamNameParam,
+      component_name: ComponentNameParam,
+      target_tag: SemVerTag.describe('Image tag to return to, SemVer X.Y.Z, e.g. "0.1.0"'),
+    })
+    .superRefine(checkCombinedName),
+  target: serviceTarget,
+  summarize: (p) => `roll ${p.team_name}/${p.component_name} back to ${p.target_tag}`,
+});
+
+/** The service operations, by id. */
+export const serviceOperations = {
+  'deploy-service': deployService,
+  'provision-database': provisionDatabase,
+  'retire-service': retireService,
+  'rollback-service': rollbackService,
+} as const;

@@ -1,0 +1,109 @@
+/**
+ * The execute pipeline of every operation tool (SPEC.md "Operations" execute rules; DESIGN.md "Operations: one
+ * contract, two implementations"): after invoke() has validated the input and checked access and the write limit,
+ * confirm destructive operations, audit, submit the workflow, answer at once with `status: "submitted"`.
+ *
+ * The audit entry is written before the submission, so a submission the engine refuses is recorded as `failed`, never
+ * dropped. Audit entries and workflow records hold the parameters as recorded: strings, secret values redacted.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ConfirmationRequired, PlatformError, Upstream } from '../../core/errors.js';
+import type { AuditEntry } from '../../core/model.js';
+import type { AnyOperationContract, OperationParams } from '../../core/operations/index.js';
+import { redactEnvVars, type EnvVar } from '../../core/operations/parameters.js';
+import type { ToolContext } from '../define.js';
+import { CONFIRM_TTL_SECONDS, createConfirmation, redeemConfirmation } from './confirm.js';
+
+/** The execute response (SPEC.md "Operations": `POST /api/v1/operations/{name}/execute`). */
+export const ExecuteResult = z.object({
+  workflowName: z.string().describe('Name of the submitted workflow; follow it with platform_get_workflow'),
+  operation: z.string().describe('Operation name, e.g. "deploy-service"'),
+  status: z.literal('submitted'),
+  message: z.string(),
+});
+export type ExecuteResult = z.infer<typeof ExecuteResult>;
+
+/** The input of an operation tool: the operation's parameters, and `confirm` for operations that need it. */
+export interface OperationInput {
+  confirm?: string;
+  [parameter: string]: unknown;
+}
+
+/**
+ * The parameters as recorded in the audit trail and on workflow records: every value a string, secret parameters
+ * redacted (`env_vars` keeps its keys: `KEY=***`).
+ */
+export function recordedParameters(contract: AnyOperationContract, params: Readonly<Record<string, unknown>>): Record<string, string> {
+  const recorded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    if (contract.secretParameters.includes(name)) recorded[name] = Array.isArray(value) ? redactEnvVars(value as EnvVar[]) : '***';
+    else recorded[name] = String(value);
+  }
+  return recorded;
+}
+
+/** `<operation>-<5 characters>`: unique enough per operation, DNS-safe, easy to read aloud. */
+export function workflowNameFor(operation: string): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  let suffix = '';
+  for (const byte of crypto.getRandomValues(new Uint8Array(5))) suffix += alphabet[byte % alphabet.length];
+  return `${operation}-${suffix}`;
+}
+
+/**
+ * Execute one operation for the caller in `ctx`.
+ * @param input the validated tool input: the operation's typed parameters plus `confirm`.
+ * @throws ConfirmationRequired (400) for a `requiresConfirm` operation without `confirm`: nothing changed; the error
+ *   carries the value, its expiry and the plan.
+ * @throws InvalidParams when `confirm` is malformed, expired, used, or made for another call.
+ * @throws Upstream (or the engine's own PlatformError) when the workflow engine refuses the submission; the audit
+ *   entry is then `failed`.
+ */
+export async function executeOperation(contract: AnyOperationContract, input: OperationInput, ctx: ToolContext): Promise<ExecuteResult> {
+  const { confirm, ...params } = input;
+  const parameters = params as OperationParams;
+  const recorded = recordedParameters(contract, params);
+  const binding = { userId: ctx.identity.userId, operation: contract.id, parameters: recorded };
+  const summary = await contract.summarize(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend });
+  if (contract.requiresConfirm) {
+    if (!confirm) {
+      const { value, expiresAt } = createConfirmation(ctx.confirmSecret, binding);
+      throw new ConfirmationRequired(
+        `${contract.id} needs confirmation: it will ${summary}. This cannot be undone. Nothing was changed. ` +
+          `To proceed, repeat the call with the same parameters and "confirm": "${value}" within ${CONFIRM_TTL_SECONDS} seconds.`,
+        { confirm: value, expiresAt, plan: summary },
+      );
+    }
+    await redeemConfirmation(ctx.confirmSecret, ctx.platform.once, binding, confirm);
+  }
+  const workflowName = workflowNameFor(contract.id);
+  const entry: AuditEntry = {
+    id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    userId: ctx.identity.userId,
+    operation: contract.id,
+    parameters: recorded,
+    workflowName,
+    status: 'submitted',
+    riskLevel: contract.riskLevel,
+    message: '',
+  };
+  await ctx.platform.audit.append(entry);
+  try {
+    await ctx.platform.workflows.submit({ name: workflowName, operation: contract.id, parameters, recorded, userId: ctx.identity.userId });
+  } catch (err) {
+    const failure = err instanceof PlatformError ? err : new Upstream('the workflow engine refused the submission', { cause: err });
+    await ctx.platform.audit.settle(workflowName, 'failed', `submission failed: ${failure.message}`);
+    throw failure;
+  }
+  return {
+    workflowName,
+    operation: contract.id,
+    status: 'submitted',
+    message:
+      `Submitted workflow ${workflowName} to ${summary}. It runs in the background: follow it with ` +
+      `GET /api/v1/workflows/${workflowName} (MCP: platform_get_workflow) until its status is succeeded or failed.`,
+  };
+}
