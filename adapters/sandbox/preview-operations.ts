@@ -7,7 +7,7 @@ import { applicationName, previewName, serviceHost } from '../../core/names.js';
 import type { OperationParams } from '../../core/operations/index.js';
 import type { OperationEnv, Plan } from './plan.js';
 import { serviceKey, type SandboxState, type ServiceRecord } from './state.js';
-import { liveService, liveTenant, previewsOf, recordDeployed, rolloutSteps, startRollout } from './steps.js';
+import { liveService, liveTenant, previewsOf, recordDeployed, requireFreeName, rolloutSteps, startRollout } from './steps.js';
 
 /** `preview-deploy`: create or refresh the preview of `component_name` at `image_tag`, expiring after `ttl_hours`. */
 export function previewDeploy(p: OperationParams<'preview-deploy'>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
@@ -31,6 +31,7 @@ export function previewDeploy(p: OperationParams<'preview-deploy'>, state: Reado
           const expiresAt = new Date(ctx.now.getTime() + ttlHours * ctx.env.hourMs).toISOString();
           const existing = ctx.state.services[serviceKey(team, name)];
           if (existing && !existing.preview) throw new Conflict(`${team}/${name} is a service, not a preview; choose another image_tag`);
+          requireFreeName(ctx.state, team, name);
           const preview: ServiceRecord = {
             ...(existing ?? {
               team,

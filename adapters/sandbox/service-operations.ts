@@ -16,6 +16,7 @@ import {
   notPreview,
   previewsOf,
   recordDeployed,
+  requireFreeName,
   rolloutSteps,
   sha,
   startRollout,
@@ -41,6 +42,7 @@ export function onboard(p: Action<'onboard'>, env: OperationEnv): Plan {
           if (ctx.state.services[serviceKey(team, app)]) {
             throw new Conflict(`service ${team}/${app} is already onboarded; use action=deploy`);
           }
+          requireFreeName(ctx.state, team, app);
           const service: ServiceRecord = {
             team,
             name: app,

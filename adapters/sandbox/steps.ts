@@ -126,6 +126,17 @@ export function liveService(state: SandboxState, team: string, app: string): Ser
   return service;
 }
 
+/**
+ * `<team>-<app>` names one Application and one host: a service whose name joins to the same text blocks it (two
+ * onboardings that passed the door's check at the same moment).
+ * @throws Conflict naming the service that holds the name.
+ */
+export function requireFreeName(state: SandboxState, team: string, app: string): void {
+  const wanted = applicationName(team, app);
+  const holder = Object.values(state.services).find((s) => applicationName(s.team, s.name) === wanted && !(s.team === team && s.name === app));
+  if (holder) throw new Conflict(`"${wanted}" is already used by service ${holder.team}/${holder.name}; choose another service name`);
+}
+
 /** @throws Conflict when `service` is a preview environment (base-service operations do not apply to it). */
 export function notPreview(service: ServiceRecord, operation: string): void {
   if (service.preview) {

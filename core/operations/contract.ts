@@ -6,7 +6,7 @@
  * backend supplies one implementation per id.
  */
 import { z } from 'zod';
-import type { PlatformBackend } from '../ports.js';
+import type { CodeHost, PlatformBackend } from '../ports.js';
 import type { RiskLevel } from '../model.js';
 
 /**
@@ -28,6 +28,14 @@ export interface SummaryContext {
   /** `PDS_DOMAIN`: service hosts are `<team>-<service>.<domain>`. */
   domain: string;
   backend: PlatformBackend;
+}
+
+/** What {@link OperationContract.preflight} may consult: the platform as it is now. */
+export interface PreflightContext {
+  /** `PDS_DOMAIN`. */
+  domain: string;
+  backend: PlatformBackend;
+  codeHost: CodeHost;
 }
 
 /**
@@ -62,6 +70,13 @@ export interface OperationContract<Id extends string = string, P = unknown> {
   target(params: P): OperationTarget;
   /** One line saying what this execution will do, for the execute message and the confirmation question. */
   summarize(params: P, ctx: SummaryContext): string | Promise<string>;
+  /**
+   * Checks against the platform's current state that can fail a call at once instead of inside its workflow, run
+   * after access checks and before anything is confirmed, audited or submitted: a refusal changes nothing.
+   * @throws PlatformError — `FORBIDDEN` for what the caller may not use, `NOT_FOUND` for what does not exist,
+   *   `INVALID_PARAMS` for the rest (SPEC.md execute statuses 400/403/404); the message says how to fix it.
+   */
+  preflight?(params: P, ctx: PreflightContext): Promise<void>;
 }
 
 /**
@@ -76,6 +91,7 @@ export function defineOperation<const Id extends string, S extends z.ZodObject, 
     secretParameters?: readonly string[];
     target(params: NoInfer<P>): OperationTarget;
     summarize(params: NoInfer<P>, ctx: SummaryContext): string | Promise<string>;
+    preflight?(params: NoInfer<P>, ctx: PreflightContext): Promise<void>;
   },
 ): OperationContract<Id, P> {
   return { secretParameters: [], ...contract };

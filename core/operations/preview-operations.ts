@@ -4,7 +4,9 @@
  */
 import { z } from 'zod';
 import { SemVerTag } from '../model.js';
+import { previewName } from '../names.js';
 import { defineOperation } from './contract.js';
+import { requireFreeApplicationName } from './preflight.js';
 import { checkCombinedName, ComponentNameParam, TeamNameParam, TtlHoursParam } from './parameters.js';
 
 export const deployPreview = defineOperation({
@@ -29,6 +31,7 @@ export const deployPreview = defineOperation({
     })
     .superRefine(checkCombinedName),
   target: (p) => ({ team: p.team_name, service: p.component_name }),
+  preflight: (p, ctx) => requireFreeApplicationName(ctx, p.team_name, previewName(p.component_name, p.image_tag), 'image_tag'),
   summarize: (p) => `open a preview of ${p.team_name}/${p.component_name} at ${p.image_tag} for ${p.ttl_hours} h`,
 });
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { applicationName, serviceHost } from '../names.js';
 import { defineOperation } from './contract.js';
+import { requireFreeApplicationName, requireRegisteredRepository } from './preflight.js';
 import {
   checkCombinedName,
   ComponentNameParam,
@@ -107,6 +108,11 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
     }),
   secretParameters: ['env_vars'],
   target: serviceTarget,
+  async preflight(p, ctx) {
+    if (p.action === 'update-config') return;
+    await requireRegisteredRepository(ctx, p.team_name, p.dockerfile_repo);
+    if (p.action === 'onboard') await requireFreeApplicationName(ctx, p.team_name, p.component_name);
+  },
   summarize: (p) =>
     p.action === 'update-config'
       ? `update the environment of ${p.team_name}/${p.component_name} (${p.env_vars.length} variables)`

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
 
@@ -18,6 +18,8 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(200);
   expect((await waitForWorkflow(pds, 'root', created.body.workflowName)).audit.status).toBe('succeeded');
+  // Step 3: the platform is given access to the repositories (sandbox: grant-access records the app installation).
+  for (const repo of ['acme/web', 'acme/ghost']) await registerRepository(pds, 'alice', 'acme', repo);
 });
 
 afterAll(() => pds.stop());

@@ -87,6 +87,8 @@ it('finishes a workflow interrupted by SIGKILL and keeps everything acknowledged
   await untilHealthy();
   const tenant = await call('POST', '/api/v1/operations/create-tenant/execute', { team_name: 'acme' });
   expect((await settled(tenant.body.workflowName)).audit.status).toBe('succeeded');
+  expect((await call('POST', '/api/v1/repos/grant-access', { team_name: 'acme', repo: 'acme/web' })).status).toBe(200);
+  expect((await call('POST', '/api/v1/repos/sync', { team: 'acme' })).status).toBe(200);
   const onboard = await call('POST', '/api/v1/operations/deploy-service/execute', {
     action: 'onboard', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.1.0', port: '8787',
   });

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
 let client: Client;
@@ -14,6 +14,7 @@ beforeAll(async () => {
   pds = await startTestServer();
   const created = await pds.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'acme', admins: 'alice' });
   await waitForWorkflow(pds, 'root', created.body.workflowName);
+  await registerRepository(pds, 'alice', 'acme', 'acme/web');
   client = new Client({ name: 'ide', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({

@@ -84,3 +84,16 @@ export async function waitForWorkflow(server: TestServer, user: string, name: st
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * SPEC.md "First-time onboarding sequence" step 3 on the sandbox: ask for the grant-access URL (the sandbox records
+ * the app installation it stands for) and sync, so `repo` is registered to `team` and may be onboarded and deployed.
+ */
+export async function registerRepository(server: TestServer, user: string, team: string, repo: string): Promise<void> {
+  const grant = await server.api(user, 'POST', '/api/v1/repos/grant-access', { team_name: team, repo });
+  if (grant.status !== 200) throw new Error(`grant-access ${team} ${repo}: HTTP ${grant.status} ${JSON.stringify(grant.body)}`);
+  const sync = await server.api(user, 'POST', '/api/v1/repos/sync', { team });
+  if (sync.status !== 200 || !sync.body.items.some((r: { fullName: string }) => r.fullName === repo)) {
+    throw new Error(`sync ${team}: HTTP ${sync.status} ${JSON.stringify(sync.body)}`);
+  }
+}

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_IDS } from '../../core/operations/index.js';
-import { startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
 
@@ -18,6 +18,8 @@ beforeAll(async () => {
   pds = await startTestServer();
   await execute('root', 'create-tenant', { team_name: 'acme', admins: 'alice', members: 'carol', viewers: 'dave', description: 'Payments', contact_email: 'acme@example.com', cpu: '2', memory: '4Gi', pods: '10' });
   await execute('root', 'create-tenant', { team_name: 'umbrella', admins: 'uma' });
+  await registerRepository(pds, 'alice', 'acme', 'acme/web');
+  await registerRepository(pds, 'uma', 'umbrella', 'umbrella/lab');
   await execute('alice', 'deploy-service', { action: 'onboard', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.1.0', port: '8787', service_template: 'default' });
   await execute('uma', 'deploy-service', { action: 'onboard', team_name: 'umbrella', component_name: 'lab', dockerfile_repo: 'umbrella/lab', git_tag: '1.0.0', port: '8080', service_template: 'default' });
 });
@@ -265,12 +267,12 @@ describe('workflows and audit', () => {
 
 describe('repositories', () => {
   it('lists, grants access to and syncs repositories', async () => {
-    expect((await pds.api('alice', 'GET', '/api/v1/repos?team=acme')).body).toMatchObject({ team: 'acme', count: 0, items: [] });
+    expect((await pds.api('alice', 'GET', '/api/v1/repos?team=acme')).body).toMatchObject({ team: 'acme', count: 1, items: [{ fullName: 'acme/web' }] });
     expect(await pds.api('alice', 'GET', '/api/v1/repos')).toMatchObject({ status: 400, body: { error: 'invalid parameters: team: is required' } });
-    const grant = await pds.api('alice', 'POST', '/api/v1/repos/grant-access', { team_name: 'acme', repo: 'acme/web' });
+    const grant = await pds.api('alice', 'POST', '/api/v1/repos/grant-access', { team_name: 'acme', repo: 'acme/api' });
     expect(grant.body.url).toContain('installations/new');
     const sync = await pds.api('alice', 'POST', '/api/v1/repos/sync', { team: 'acme', user: 'alice' });
-    expect(sync.body).toMatchObject({ team: 'acme', count: 1, added: ['acme/web'], items: [{ fullName: 'acme/web' }] });
+    expect(sync.body).toMatchObject({ team: 'acme', count: 2, added: ['acme/api'], items: [{ fullName: 'acme/api' }, { fullName: 'acme/web' }] });
   });
 });
 

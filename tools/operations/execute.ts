@@ -53,10 +53,11 @@ export function workflowNameFor(operation: string): string {
 }
 
 /**
- * Execute one operation for the caller in `ctx`.
+ * Execute one operation for the caller in `ctx`: preflight checks, confirmation, audit, submission.
  * @param input the validated tool input: the operation's typed parameters plus `confirm`.
  * @throws ConfirmationRequired (400) for a `requiresConfirm` operation without `confirm`: nothing changed; the error
  *   carries the value, its expiry and the plan.
+ * @throws PlatformError from the operation's preflight (403/404/400; nothing audited or submitted).
  * @throws InvalidParams when `confirm` is malformed, expired, used, or made for another call.
  * @throws Upstream (or the engine's own PlatformError) when the workflow engine refuses the submission; the audit
  *   entry is then `failed`.
@@ -66,6 +67,7 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
   const parameters = params as OperationParams;
   const recorded = recordedParameters(contract, params);
   const binding = { userId: ctx.identity.userId, operation: contract.id, parameters: recorded };
+  await contract.preflight?.(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend, codeHost: ctx.platform.codeHost });
   const summary = await contract.summarize(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend });
   if (contract.requiresConfirm) {
     if (!confirm) {
