@@ -19,12 +19,33 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ['test/**/*.test.ts', 'tools/**/*.test.ts', 'templates/**/*.test.ts', 'auth/**/*.test.ts', 'adapters/**/*.test.ts', 'rest/**/*.test.ts'],
-    // A real redis-server on a free loopback port for the run (inject('redisUrl')).
-    globalSetup: ['test/setup/redis.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // @actions/workflow-parser ships ESM that vitest must transform itself.
     server: { deps: { inline: ['@actions/workflow-parser'] } },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'tools/**/*.test.ts', 'templates/**/*.test.ts', 'auth/**/*.test.ts', 'adapters/**/*.test.ts', 'rest/**/*.test.ts'],
+          exclude: ['test/cluster/**'],
+          // A real redis-server on a free loopback port for the run (inject('redisUrl')).
+          globalSetup: ['test/setup/redis.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          // A real redis-server, and a real kube-apiserver with etcd and kube-controller-manager
+          // (inject('kubeconfigPath')), started once, only when a cluster suite runs.
+          globalSetup: ['test/setup/redis.ts', 'test/setup/kube-apiserver.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });
