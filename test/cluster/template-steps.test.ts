@@ -1,0 +1,473 @@
+/**
+ * The eight WorkflowTemplates of deploy/workflows/ run for real: each Workflow pds would submit is created on the
+ * test API server under pds's own ServiceAccount, then its steps run locally the way Argo would
+ * (test/fixtures/argo-steps): parameters substituted, steps in order, kubectl against the API server under the
+ * pds-workflow ServiceAccount, git against a local bare GitOps repository. The test checks what they leave behind.
+ *
+ * Not exercised here (stubbed only at the container boundary, listed in the output and in deploy/README.md):
+ * the image build and push (kaniko's image replaced by test/fixtures/argo-steps/kaniko-stub.sh), and GitHub itself
+ * (the clone runs for real, against local bare repositories through git's url.insteadOf). Argo CD is played by the
+ * test: it server-side-validates the committed manifests and removes Application finalizers.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  KubernetesObjectApi,
+  RbacAuthorizationV1Api,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { LocalArgo, type RunResult } from '../fixtures/argo-steps/runner.js';
+import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
+import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
+import { bareRepository, checkout, fileAt, filesUnder } from './gitops.js';
+
+const WORKFLOWS = 'pds-workflows';
+const ARGOCD = 'argocd';
+const REGISTRY = 'registry.test/pds';
+const DOMAIN = 'apps.test';
+const TEAM = 'acme';
+const CALLER = 'alice@example.com';
+const KANIKO_STUB = path.resolve(import.meta.dirname, '../fixtures/argo-steps/kaniko-stub.sh');
+
+let admin: KubeConfig;
+let pds: KubeConfig;
+let work: string;
+let gitopsRepo: string;
+let registryLog: string;
+let runner: ConstructorParameters<typeof LocalArgo>[0];
+const ran = new Set<string>();
+const stubbed = new Set<string>();
+let tenantUid: string;
+
+const application = (service: string) => `${TEAM}-${service}`;
+const previewName = (service: string, tag: string) => `${service}-preview-${tag.replaceAll('.', '-')}`;
+const image = (service: string, tag: string) => `${REGISTRY}/${TEAM}/${service}:${tag}`;
+
+/**
+ * Submit like pds: the Workflow created as pds's ServiceAccount (with the labels and caller annotation of issue 10),
+ * then run locally. `env` (update-config) goes to a Secret owned by the Workflow, never into a parameter.
+ */
+async function submit(operation: string, parameters: Record<string, string>, env?: Record<string, string>): Promise<RunResult & { name: string; uid: string }> {
+  const name = `${operation}-${randomUUID().slice(0, 5)}`;
+  const all = { ...parameters };
+  if (env) Object.assign(all, { env_secret: `${name}-env`, env_keys: Object.keys(env).join(',') });
+  const workflow = {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: {
+      name,
+      namespace: WORKFLOWS,
+      labels: {
+        'pds.dev/operation': operation,
+        'pds.dev/tenant': parameters.team_name!,
+        ...(parameters.component_name ? { 'pds.dev/service': parameters.component_name } : {}),
+        'pds.dev/managed-by': 'pds',
+      },
+      annotations: { 'pds.dev/user': CALLER },
+    },
+    spec: {
+      workflowTemplateRef: { name: operation },
+      arguments: { parameters: Object.entries(all).map(([n, value]) => ({ name: n, value })) },
+    },
+  };
+  const created = await pds.makeApiClient(KubernetesObjectApi).create(workflow);
+  const uid = created.metadata!.uid!;
+  if (env) {
+    await pds.makeApiClient(CoreV1Api).createNamespacedSecret({
+      namespace: WORKFLOWS,
+      body: {
+        metadata: { name: `${name}-env`, ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow', name, uid }] },
+        stringData: env,
+      },
+    });
+  }
+  const result = await LocalArgo.run(runner, {
+    name,
+    uid,
+    annotations: workflow.metadata.annotations,
+    labels: workflow.metadata.labels,
+    workflowTemplateRef: operation,
+    parameters: workflow.spec.arguments.parameters,
+  });
+  ran.add(operation);
+  for (const node of result.nodes) if (node.stubbed) stubbed.add(`${node.template} → ${path.basename(node.stubbed)}`);
+  if (result.phase !== 'Succeeded') {
+    process.stderr.write(`${name}: ${result.phase}: ${result.message}\n`);
+  }
+  return { ...result, name, uid };
+}
+
+async function getObject(apiVersion: string, kind: string, namespace: string | undefined, name: string): Promise<KubernetesObject | undefined> {
+  return admin
+    .makeApiClient(KubernetesObjectApi)
+    .read({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } })
+    .catch((err: { code?: number }) => {
+      if (err.code === 404) return undefined;
+      throw err;
+    });
+}
+const getApplication = (name: string) => getObject('argoproj.io/v1alpha1', 'Application', ARGOCD, name) as Promise<(KubernetesObject & { spec: any }) | undefined>;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, seconds = 20): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Play Argo CD's finalizer: it deletes what the Application applied, then lets the Application go. */
+async function finalizeApplication(name: string): Promise<void> {
+  await admin
+    .makeApiClient(CustomObjectsApi)
+    .patchNamespacedCustomObject({ group: 'argoproj.io', version: 'v1alpha1', namespace: ARGOCD, plural: 'applications', name, body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+}
+
+/** Play Argo CD's sync, server-side: `kubectl apply` of the committed directory (dry run unless `create`). */
+function argoCdSync(dir: string, create = false): string {
+  const tree = checkout(gitopsRepo, work);
+  return execFileSync(
+    'kubectl',
+    ['--kubeconfig', inject('kubeconfigPath'), 'apply', '-n', TEAM, '-f', path.join(tree, 'tenants', TEAM, dir), ...(create ? [] : ['--dry-run=server'])],
+    { encoding: 'utf8' },
+  );
+}
+
+beforeAll(async () => {
+  admin = adminKubeConfig(inject('kubeconfigPath'));
+  await installDeploy(admin);
+  work = mkdtempSync(path.join(tmpdir(), 'pds-template-steps-'));
+  registryLog = path.join(work, 'registry.jsonl');
+  gitopsRepo = bareRepository(path.join(work, 'gitops.git'), [{ files: { 'README.md': '# GitOps repository\n' } }]);
+  const web = (greeting: string) => ({
+    'docker/Dockerfile': 'FROM node:20-alpine\nCOPY server.js .\nCMD ["node", "server.js"]\n',
+    'server.js': `console.log(${JSON.stringify(greeting)});\n`,
+  });
+  bareRepository(path.join(work, 'github/acme/web.git'), [
+    { files: web('0.1.0'), tag: '0.1.0' },
+    { files: web('0.2.0'), tag: '0.2.0' },
+  ]);
+  // The platform team's settings, pointed at the local GitOps repository.
+  await admin.makeApiClient(CoreV1Api).patchNamespacedConfigMap({
+    name: 'pds-workflow-config',
+    namespace: WORKFLOWS,
+    body: [{ op: 'replace', path: '/data/GITOPS_REPO', value: `file://${gitopsRepo}` }],
+  });
+  pds = (await serviceAccountKubeConfig(admin, { namespace: 'pds', name: 'pds' }, work)).kc;
+  const workflowAccount = await serviceAccountKubeConfig(admin, { namespace: WORKFLOWS, name: 'pds-workflow' }, work);
+  runner = {
+    templates: loadWorkflowTemplates(),
+    cluster: admin,
+    namespace: WORKFLOWS,
+    kubeconfigPath: workflowAccount.path,
+    images: {
+      'alpine/k8s': { local: true },
+      'alpine/git': { local: true },
+      'gcr.io/kaniko-project/executor': { stub: KANIKO_STUB },
+    },
+    gitConfig: { [`url.file://${work}/github/.insteadOf`]: 'https://github.com/' },
+    stubEnv: { PDS_REGISTRY_LOG: registryLog },
+    workDir: work,
+  };
+});
+
+afterAll(() => {
+  process.stdout.write(
+    '\nNot exercised by the template-steps test (stubbed at the container boundary):\n' +
+      [...stubbed].map((s) => `  - ${s} (image build and push: no registry or container runtime here)\n`).join('') +
+      '  - git clone from https://github.com (runs for real against local bare repositories via url.insteadOf)\n' +
+      '  - Argo CD (played by the test: server-side dry-run of the committed manifests, finalizer removal)\n',
+  );
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const pushed = () => (existsSync(registryLog) ? readFileSync(registryLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+
+describe.sequential('WorkflowTemplate steps against the API server and a GitOps repository', () => {
+  it('create-tenant makes the namespace, quota, member RoleBindings and AppProject, and refuses an existing tenant', async () => {
+    tenantUid = randomUUID();
+    const description = 'Payments "APIs"; $(touch /tmp/pwned) `id`\nsecond line';
+    const r = await submit('create-tenant', {
+      team_name: TEAM,
+      tenant_uid: tenantUid,
+      display_name: 'Acme Payments',
+      description,
+      contact_email: 'acme@example.com',
+      admins: 'alice@example.com,group:acme-admins',
+      members: 'bob',
+      viewers: 'carol, bob',
+      cpu: '2',
+      memory: '4Gi',
+      pods: '10',
+    });
+    expect(r.phase, r.message).toBe('Succeeded');
+
+    const ns = await admin.makeApiClient(CoreV1Api).readNamespace({ name: TEAM });
+    expect(ns.metadata!.labels).toMatchObject({ 'pds.dev/tenant': TEAM, 'pds.dev/managed-by': 'pds' });
+    expect(ns.metadata!.annotations).toMatchObject({
+      'pds.dev/display-name': 'Acme Payments',
+      'pds.dev/description': description,
+      'pds.dev/contact-email': 'acme@example.com',
+      'pds.dev/uid': tenantUid,
+      'pds.dev/user': CALLER,
+    });
+    expect(existsSync('/tmp/pwned')).toBe(false);
+
+    // The controller manager accounts the quota: status.hard is what resources reads.
+    const quota = await until('ResourceQuota status', async () => {
+      const q = await admin.makeApiClient(CoreV1Api).readNamespacedResourceQuota({ name: 'pds-quota', namespace: TEAM });
+      return q.status?.hard ? q : undefined;
+    });
+    expect(quota.spec!.hard).toEqual({ cpu: '2', memory: '4Gi', pods: '10' });
+    expect(quota.status!.used).toMatchObject({ pods: '0' });
+
+    const bindings = (await admin.makeApiClient(RbacAuthorizationV1Api).listNamespacedRoleBinding({ namespace: TEAM, labelSelector: 'pds.dev/role' })).items;
+    const members = bindings.map((b) => ({
+      name: b.metadata!.name,
+      role: b.metadata!.labels!['pds.dev/role'],
+      member: b.metadata!.annotations!['pds.dev/member'],
+      clusterRole: b.roleRef.name,
+      subject: `${b.subjects![0]!.kind}:${b.subjects![0]!.name}`,
+    }));
+    expect(members.sort((a, b) => a.name!.localeCompare(b.name!))).toEqual([
+      { name: 'pds-admin-alice@example.com', role: 'admin', member: 'alice@example.com', clusterRole: 'admin', subject: 'User:alice@example.com' },
+      { name: 'pds-admin-group:acme-admins', role: 'admin', member: 'group:acme-admins', clusterRole: 'admin', subject: 'Group:acme-admins' },
+      { name: 'pds-member-bob', role: 'member', member: 'bob', clusterRole: 'edit', subject: 'User:bob' },
+      { name: 'pds-viewer-carol', role: 'viewer', member: 'carol', clusterRole: 'view', subject: 'User:carol' },
+    ]);
+    const project = (await getObject('argoproj.io/v1alpha1', 'AppProject', ARGOCD, TEAM)) as KubernetesObject & { spec: any };
+    expect(project.spec.destinations).toEqual([{ server: 'https://kubernetes.default.svc', namespace: TEAM }]);
+    expect(project.spec.sourceRepos).toEqual([`file://${gitopsRepo}`]);
+
+    const again = await submit('create-tenant', { team_name: TEAM, tenant_uid: randomUUID() });
+    expect(again.phase).toBe('Failed');
+    expect(again.nodes.find((n) => n.phase === 'Failed')!.path).toBe('create-namespace');
+    const still = await admin.makeApiClient(CoreV1Api).readNamespace({ name: TEAM });
+    expect(still.metadata!.annotations!['pds.dev/uid']).toBe(tenantUid);
+  });
+
+  it('deploy-service action=onboard clones, builds, commits the manifests and creates the Application', async () => {
+    const r = await submit('deploy-service', {
+      action: 'onboard',
+      team_name: TEAM,
+      component_name: 'web',
+      tenant_uid: tenantUid,
+      application: application('web'),
+      host: `${application('web')}.${DOMAIN}`,
+      image: image('web', '0.1.0'),
+      git_tag: '0.1.0',
+      dockerfile_repo: 'acme/web',
+      dockerfile_path: 'docker/Dockerfile',
+      port: '8787',
+      service_template: 'default',
+      health_check_path: '/api/health',
+    });
+    expect(r.phase, r.message).toBe('Succeeded');
+    expect(r.nodes.filter((n) => n.phase === 'Skipped').map((n) => n.path).sort()).toEqual(['deploy', 'update-config']);
+    // The build got the repository at the tag (cloned for real) and the Dockerfile at dockerfile_path.
+    expect(pushed()).toEqual([expect.objectContaining({ destination: image('web', '0.1.0'), dockerfile: 'docker/Dockerfile' })]);
+
+    expect(filesUnder(gitopsRepo, 'tenants/acme/web')).toEqual([
+      'tenants/acme/web/deployment.yaml',
+      'tenants/acme/web/ingress.yaml',
+      'tenants/acme/web/service.yaml',
+    ]);
+    const deployment = parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!);
+    const container = deployment.spec.template.spec.containers[0];
+    expect(deployment.metadata).toEqual({ name: 'acme-web', labels: { 'pds.dev/tenant': TEAM, 'pds.dev/service': 'web', 'pds.dev/managed-by': 'pds' } });
+    expect(container.image).toBe(image('web', '0.1.0'));
+    expect(container.ports).toEqual([{ name: 'http', containerPort: 8787 }]);
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/api/health', port: 'http' });
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/api/health', port: 'http' });
+    expect(container.resources.requests).toEqual({ cpu: '100m', memory: '128Mi' });
+    const ingress = parse(fileAt(gitopsRepo, 'tenants/acme/web/ingress.yaml')!);
+    expect(ingress.spec.rules[0].host).toBe(`acme-web.${DOMAIN}`);
+
+    const app = (await getApplication('acme-web'))!;
+    expect(app.metadata!.labels).toEqual({
+      'pds.dev/tenant': TEAM,
+      'pds.dev/service': 'web',
+      'pds.dev/component-type': 'base-service',
+      'pds.dev/managed-by': 'pds',
+    });
+    expect(app.metadata!.annotations).toMatchObject({
+      'pds.dev/host': `acme-web.${DOMAIN}`,
+      'pds.dev/port': '8787',
+      'pds.dev/health-check-path': '/api/health',
+      'pds.dev/image-tag': '0.1.0',
+      'pds.dev/user': CALLER,
+      'pds.dev/dockerfile-repo': 'acme/web',
+      'pds.dev/dockerfile-path': 'docker/Dockerfile',
+      'pds.dev/service-template': 'default',
+    });
+    expect(app.spec).toMatchObject({
+      project: TEAM,
+      source: { repoURL: `file://${gitopsRepo}`, targetRevision: 'main', path: 'tenants/acme/web' },
+      destination: { server: 'https://kubernetes.default.svc', namespace: TEAM },
+    });
+
+    // Argo CD's sync, played for real: the API server takes the manifests, and the ReplicaSet controller's pod is
+    // admitted under the tenant's quota (cpu/memory requests set).
+    argoCdSync('web', true);
+    const pods = await until('a pod of acme-web', async () => {
+      const list = await admin.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: TEAM, labelSelector: 'pds.dev/service=web' });
+      return list.items.length > 0 ? list.items : undefined;
+    }, 30);
+    expect(pods[0]!.spec!.containers[0]!.resources!.requests).toEqual({ cpu: '100m', memory: '128Mi' });
+  });
+
+  it('deploy-service refuses a second onboarding and a deploy of a service never onboarded', async () => {
+    const common = { team_name: TEAM, tenant_uid: tenantUid, git_tag: '0.2.0', dockerfile_repo: 'acme/web', port: '8787' };
+    const twice = await submit('deploy-service', { ...common, action: 'onboard', component_name: 'web', application: 'acme-web', image: image('web', '0.2.0') });
+    expect(twice.phase).toBe('Failed');
+    expect(twice.nodes.find((n) => n.phase === 'Failed')!.path).toBe('onboard/check-new');
+    const unknown = await submit('deploy-service', { team_name: TEAM, tenant_uid: tenantUid, action: 'deploy', component_name: 'api', application: 'acme-api', git_tag: '0.2.0', dockerfile_repo: 'acme/web', image: image('api', '0.2.0') });
+    expect(unknown.phase).toBe('Failed');
+    expect(pushed().map((p) => p.destination)).toEqual([image('web', '0.1.0')]);
+    const wrongTenant = await submit('deploy-service', { ...common, action: 'deploy', component_name: 'web', tenant_uid: randomUUID(), application: 'acme-web', image: image('web', '0.2.0') });
+    expect(wrongTenant.phase).toBe('Failed');
+    expect(wrongTenant.nodes.find((n) => n.phase === 'Failed')!.path).toBe('check-tenant');
+  });
+
+  it('deploy-service action=deploy builds the new tag and commits it', async () => {
+    const r = await submit('deploy-service', {
+      action: 'deploy', team_name: TEAM, component_name: 'web', tenant_uid: tenantUid, application: 'acme-web',
+      git_tag: '0.2.0', dockerfile_repo: 'acme/web', dockerfile_path: 'docker/Dockerfile', image: image('web', '0.2.0'),
+    });
+    expect(r.phase, r.message).toBe('Succeeded');
+    expect(pushed().map((p) => p.destination)).toEqual([image('web', '0.1.0'), image('web', '0.2.0')]);
+    expect(parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.spec.containers[0].image).toBe(image('web', '0.2.0'));
+    expect((await getApplication('acme-web'))!.metadata!.annotations!['pds.dev/image-tag']).toBe('0.2.0');
+  });
+
+  it('deploy-service action=update-config copies the Secret pds wrote into <application>-env, values never in a parameter', async () => {
+    const env = { LOG_LEVEL: 'debug', API_KEY: 'v3ry-s3cret-value' };
+    const r = await submit('deploy-service', { action: 'update-config', team_name: TEAM, component_name: 'web', tenant_uid: tenantUid, application: 'acme-web' }, env);
+    expect(r.phase, r.message).toBe('Succeeded');
+    const copied = await admin.makeApiClient(CoreV1Api).readNamespacedSecret({ name: 'acme-web-env', namespace: TEAM });
+    expect(Object.fromEntries(Object.entries(copied.data!).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))).toEqual(env);
+    expect(copied.metadata!.labels).toMatchObject({ 'pds.dev/tenant': TEAM, 'pds.dev/service': 'web' });
+    // The pods roll: the config revision in the committed Deployment is this workflow.
+    expect(parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.metadata.annotations['pds.dev/config-revision']).toBe(r.name);
+
+    const stored = JSON.stringify(await getObject('argoproj.io/v1alpha1', 'Workflow', WORKFLOWS, r.name));
+    expect(stored).toContain('"env_keys"');
+    for (const value of Object.values(env)) {
+      expect(stored).not.toContain(value);
+      for (const node of r.nodes) expect(node.log).not.toContain(value);
+    }
+    // Owned by the Workflow: deleting the Workflow (pds may) deletes the Secret (the garbage collector does).
+    await pds.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ group: 'argoproj.io', version: 'v1alpha1', namespace: WORKFLOWS, plural: 'workflows', name: r.name });
+    await until('the env Secret to be garbage-collected', async () => !(await getObject('v1', 'Secret', WORKFLOWS, `${r.name}-env`)), 30);
+  });
+
+  it('rollback-service returns to a tag deployed before and refuses one never deployed', async () => {
+    const rollback = (tag: string) =>
+      submit('rollback-service', { team_name: TEAM, component_name: 'web', target_tag: tag, tenant_uid: tenantUid, application: 'acme-web', image: image('web', tag) });
+    const never = await rollback('0.3.0');
+    expect(never.phase).toBe('Failed');
+    expect(never.nodes.find((n) => n.phase === 'Failed')!.path).toBe('set-image');
+    const r = await rollback('0.1.0');
+    expect(r.phase, r.message).toBe('Succeeded');
+    expect(parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.spec.containers[0].image).toBe(image('web', '0.1.0'));
+    expect((await getApplication('acme-web'))!.metadata!.annotations!['pds.dev/image-tag']).toBe('0.1.0');
+    expect(pushed()).toHaveLength(2); // no rebuild
+  });
+
+  it('provision-database commits a CloudNativePG Cluster and labels the Application', async () => {
+    const r = await submit('provision-database', { team_name: TEAM, component_name: 'web', tenant_uid: tenantUid, application: 'acme-web', storage: '2Gi' });
+    expect(r.phase, r.message).toBe('Succeeded');
+    const cluster = parse(fileAt(gitopsRepo, 'tenants/acme/web/database.yaml')!);
+    expect(cluster).toMatchObject({ kind: 'Cluster', metadata: { name: 'acme-web-db' }, spec: { storage: { size: '2Gi' } } });
+    const deployment = parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!);
+    expect(deployment.spec.template.spec.containers[0].env).toContainEqual({
+      name: 'DATABASE_URL',
+      valueFrom: { secretKeyRef: { name: 'acme-web-db-app', key: 'uri', optional: true } },
+    });
+    expect(deployment.spec.template.metadata.annotations['pds.dev/config-revision']).toBe(r.name);
+    const app = (await getApplication('acme-web'))!;
+    expect(app.metadata!.labels!['pds.dev/database']).toBe('postgres');
+    expect(app.metadata!.annotations!['pds.dev/image-tag']).toBe('0.1.0'); // earlier annotations stay
+    expect(argoCdSync('web')).toContain('cluster.postgresql.cnpg.io/acme-web-db created (server dry run)');
+  });
+
+  it('preview-deploy opens a preview with its expiry; preview-delete removes it', async () => {
+    const preview = previewName('web', '0.2.0');
+    const before = Date.now();
+    const r = await submit('preview-deploy', {
+      team_name: TEAM, component_name: 'web', image_tag: '0.2.0', ttl_hours: '2', tenant_uid: tenantUid,
+      application: 'acme-web', preview_name: preview, preview_application: application(preview),
+      host: `${application(preview)}.${DOMAIN}`, image: image('web', '0.2.0'),
+    });
+    expect(r.phase, r.message).toBe('Succeeded');
+    const app = (await getApplication(application(preview)))!;
+    expect(app.metadata!.labels).toMatchObject({ 'pds.dev/component-type': 'preview', 'pds.dev/preview-of': 'web', 'pds.dev/service': preview });
+    expect(app.metadata!.annotations).toMatchObject({ 'pds.dev/port': '8787', 'pds.dev/image-tag': '0.2.0', 'pds.dev/host': `${application(preview)}.${DOMAIN}` });
+    const expiresAt = Date.parse(app.metadata!.annotations!['pds.dev/expires-at']!);
+    expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 2 * 3600_000);
+    expect(expiresAt).toBeLessThan(Date.now() + 2 * 3600_000 + 5_000);
+    const deployment = parse(fileAt(gitopsRepo, `tenants/acme/${preview}/deployment.yaml`)!);
+    expect(deployment.metadata.name).toBe(application(preview));
+    expect(deployment.spec.template.spec.containers[0]).toMatchObject({ image: image('web', '0.2.0'), readinessProbe: { httpGet: { path: '/api/health' } } });
+    expect(argoCdSync(preview)).toContain(`deployment.apps/${application(preview)} created (server dry run)`);
+
+    const d = await submit('preview-delete', { team_name: TEAM, component_name: 'web', image_tag: '0.2.0', tenant_uid: tenantUid, preview_name: preview, preview_application: application(preview) });
+    expect(d.phase, d.message).toBe('Succeeded');
+    expect(filesUnder(gitopsRepo, `tenants/acme/${preview}`)).toEqual([]);
+    expect(filesUnder(gitopsRepo, 'tenants/acme/web')).toHaveLength(4); // the service itself is untouched
+    expect((await getApplication(application(preview)))!.metadata!.deletionTimestamp).toBeDefined();
+    await finalizeApplication(application(preview));
+    expect(await getApplication(application(preview))).toBeUndefined();
+    expect(await getApplication('acme-web')).toBeDefined();
+
+    const notAPreview = await submit('preview-delete', { team_name: TEAM, component_name: 'web', image_tag: '0.1.0', tenant_uid: tenantUid, preview_name: 'web', preview_application: 'acme-web' });
+    expect(notAPreview.phase).toBe('Failed');
+    expect((await getApplication('acme-web'))!.metadata!.deletionTimestamp).toBeUndefined();
+  });
+
+  it('retire-service removes the service, its previews and its environment Secret', async () => {
+    const preview = previewName('web', '0.1.0');
+    const p = await submit('preview-deploy', {
+      team_name: TEAM, component_name: 'web', image_tag: '0.1.0', ttl_hours: '1', tenant_uid: tenantUid,
+      application: 'acme-web', preview_name: preview, preview_application: application(preview),
+      host: `${application(preview)}.${DOMAIN}`, image: image('web', '0.1.0'),
+    });
+    expect(p.phase, p.message).toBe('Succeeded');
+    const r = await submit('retire-service', { team_name: TEAM, component_name: 'web', tenant_uid: tenantUid, application: 'acme-web' });
+    expect(r.phase, r.message).toBe('Succeeded');
+    expect(filesUnder(gitopsRepo, 'tenants/acme')).toEqual([]);
+    for (const name of ['acme-web', application(preview)]) {
+      expect((await getApplication(name))!.metadata!.deletionTimestamp, name).toBeDefined();
+      await finalizeApplication(name);
+    }
+    expect(await getObject('v1', 'Secret', TEAM, 'acme-web-env')).toBeUndefined();
+  });
+
+  it('delete-tenant checks the tenant identity, then removes its repository directory, AppProject and namespace', async () => {
+    const wrong = await submit('delete-tenant', { team_name: TEAM, tenant_uid: randomUUID() });
+    expect(wrong.phase).toBe('Failed');
+    expect((await admin.makeApiClient(CoreV1Api).readNamespace({ name: TEAM })).metadata!.deletionTimestamp).toBeUndefined();
+
+    const r = await submit('delete-tenant', { team_name: TEAM, tenant_uid: tenantUid });
+    expect(r.phase, r.message).toBe('Succeeded');
+    expect(await getObject('argoproj.io/v1alpha1', 'AppProject', ARGOCD, TEAM)).toBeUndefined();
+    // The namespace controller (kube-controller-manager) empties and removes the namespace.
+    await until('namespace acme to be gone', async () => !(await getObject('v1', 'Namespace', undefined, TEAM)), 60);
+  });
+
+  it('ran every WorkflowTemplate', () => {
+    expect([...ran].sort()).toEqual([
+      'create-tenant', 'delete-tenant', 'deploy-service', 'preview-delete', 'preview-deploy', 'provision-database', 'retire-service', 'rollback-service',
+    ]);
+  });
+});
