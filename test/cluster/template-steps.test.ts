@@ -78,7 +78,7 @@ async function submit(operation: string, parameters: Record<string, string>, env
       arguments: { parameters: Object.entries(all).map(([n, value]) => ({ name: n, value })) },
     },
   };
-  const created = await pds.makeApiClient(KubernetesObjectApi).create(workflow);
+  const created: KubernetesObject = await pds.makeApiClient(KubernetesObjectApi).create(workflow);
   const uid = created.metadata!.uid!;
   if (env) {
     await pds.makeApiClient(CoreV1Api).createNamespacedSecret({

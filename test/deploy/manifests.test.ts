@@ -23,9 +23,13 @@ const argsIn = (stage: typeof instructions, keyword: string) =>
   stage.filter((i) => i.getKeyword() === keyword).map((i) => i.getArguments().map((a) => a.getValue()));
 const args = (keyword: string) => argsIn(finalStage, keyword);
 
-const docs = parseAllDocuments(readFileSync('deploy/kubernetes/pds.yaml', 'utf8')).map((d) => d.toJS());
+const load = (file: string) => parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS());
+const docs = load('deploy/kubernetes/pds.yaml');
 const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'pds');
 const container = deployment.spec.template.spec.containers[0];
+const clusterDocs = [...load('deploy/kubernetes/cluster/20-config.yaml'), ...load('deploy/kubernetes/cluster/30-pds.yaml')];
+const clusterDeployment = clusterDocs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'pds');
+const clusterContainer = clusterDeployment.spec.template.spec.containers[0];
 
 describe('Dockerfile', () => {
   it('compiles every top-level source folder and file, and runs the compiled entry', () => {
@@ -86,5 +90,31 @@ describe('Kubernetes manifests', () => {
     expect(deployment.spec.strategy.type).toBe('Recreate');
     const mounts = container.volumeMounts.map((m: any) => m.mountPath);
     expect(mounts).toContain(config.dataDir);
+  });
+});
+
+describe('Kubernetes manifests of the kubernetes backend (deploy/kubernetes/cluster/)', () => {
+  it('runs two replicas under the pds ServiceAccount with a valid kubernetes-backend configuration', () => {
+    const configMap = clusterDocs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === clusterContainer.envFrom[0].configMapRef.name);
+    // What a platform team puts in the Secret pds (deploy/README.md).
+    const secret: Record<string, string> = { PDS_JWT_SECRET: 'x'.repeat(48), PDS_DATABASE_URL: 'postgres://pds@db:5432/pds', REDIS_URL: 'redis://redis:6379' };
+    const env = {
+      ...configMap.data,
+      ...Object.fromEntries(clusterContainer.env.map((e: any) => [e.name, e.value ?? secret[e.valueFrom?.secretKeyRef?.key] ?? 'from-the-pod'])),
+    } as Record<string, string>;
+    const config = loadConfig(env);
+    expect(config.backend).toBe('kubernetes');
+    expect(config.port).toBe(clusterContainer.ports[0].containerPort);
+    expect(clusterDeployment.spec.replicas).toBe(2);
+    expect(clusterDeployment.spec.template.spec.serviceAccountName).toBe('pds');
+    const fromSecrets = clusterContainer.env.filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => e.name);
+    expect(fromSecrets.sort()).toEqual(['PDS_DATABASE_URL', 'PDS_JWT_SECRET', 'REDIS_URL']);
+    const keyFile = env.PDS_GITHUB_APP_PRIVATE_KEY_FILE!;
+    expect(clusterContainer.volumeMounts.some((m: any) => keyFile.startsWith(`${m.mountPath}/`))).toBe(true);
+  });
+
+  it('probes the same token-free endpoints as the sandbox manifest', () => {
+    expect(clusterContainer.readinessProbe.httpGet).toEqual(container.readinessProbe.httpGet);
+    expect(clusterContainer.livenessProbe.httpGet).toEqual(container.livenessProbe.httpGet);
   });
 });

@@ -1,0 +1,110 @@
+/**
+ * The WorkflowTemplates of deploy/workflows/ against the operation contract and against the Argo projects' published
+ * CRD schemas (structural check with Ajv over each CRD's openAPIV3Schema). The published CRDs are reference material
+ * outside the repository: `PDS_ARGO_CRDS_DIR`, default `../shared/k8s/crds`; without them those checks are skipped
+ * and the output says so.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { operationTools } from '../../tools/operations.js';
+import type { Template, WorkflowTemplate } from '../fixtures/argo-steps/runner.js';
+import { substitute } from '../fixtures/argo-steps/variables.js';
+import { loadWorkflowTemplates } from '../cluster/deploy.js';
+
+const templates = loadWorkflowTemplates();
+const operations = operationTools.map((t) => t.operation!.name);
+
+/** Values pds derives and passes, by operation (issue 10 "deploy/"; documented in deploy/README.md). */
+const DERIVED: Record<string, string[]> = {
+  'deploy-service': ['tenant_uid', 'application', 'host', 'image', 'env_secret', 'env_keys'],
+  'create-tenant': ['tenant_uid'],
+  'provision-database': ['tenant_uid', 'application'],
+  'retire-service': ['tenant_uid', 'application'],
+  'delete-tenant': ['tenant_uid'],
+  'rollback-service': ['tenant_uid', 'application', 'image'],
+  'preview-deploy': ['tenant_uid', 'application', 'preview_name', 'preview_application', 'host', 'image'],
+  'preview-delete': ['tenant_uid', 'preview_name', 'preview_application'],
+};
+
+const parametersOf = (t: WorkflowTemplate) => (t.spec.arguments?.parameters ?? []).map((p) => p.name);
+const leafTemplates = (t: WorkflowTemplate): Template[] => t.spec.templates.filter((x) => !x.steps);
+
+describe('deploy/workflows/ and the operation contract', () => {
+  it('has one WorkflowTemplate per operation, named as the operation', () => {
+    for (const tool of operationTools) expect(templates.has(tool.operation!.workflowTemplate), tool.operation!.name).toBe(true);
+    expect([...templates.keys()].sort()).toEqual([...operations, 'pds-steps'].sort());
+  });
+
+  it('takes exactly the operation parameters (as tools/operations.ts names them) plus what pds derives, and never env_vars', () => {
+    for (const tool of operationTools) {
+      const name = tool.operation!.name;
+      const fromSchema = Object.keys(tool.input.shape).filter((k) => k !== 'confirm' && k !== 'env_vars');
+      expect(parametersOf(templates.get(name)!).sort(), name).toEqual([...fromSchema, ...DERIVED[name]!].sort());
+      expect(parametersOf(templates.get(name)!), name).not.toContain('env_vars');
+    }
+  });
+
+  it('gives scripts their values as environment variables only, so no parameter can change a script', () => {
+    for (const t of templates.values()) {
+      for (const leaf of leafTemplates(t)) if (leaf.script) expect(leaf.script.source, `${t.metadata.name}/${leaf.name}`).not.toContain('{{');
+    }
+  });
+
+  it('runs every operation as the pds-workflow ServiceAccount in the workflow namespace', () => {
+    for (const name of operations) {
+      const t = templates.get(name)!;
+      expect(t.metadata.namespace).toBe('pds-workflows');
+      expect(t.spec.serviceAccountName).toBe('pds-workflow');
+      expect(t.spec.entrypoint).toBe('main');
+    }
+  });
+});
+
+const crdsDir = path.resolve(process.env.PDS_ARGO_CRDS_DIR ?? path.join(import.meta.dirname, '../../../shared/k8s/crds'));
+const haveCrds = existsSync(crdsDir);
+if (!haveCrds) {
+  process.stdout.write(`\nArgo's published CRDs not found at ${crdsDir} (set PDS_ARGO_CRDS_DIR): the CRD schema checks are skipped.\n`);
+}
+
+/**
+ * An Ajv validator for a published CRD's schema (x-kubernetes-* keywords and formats ignored). The CRD is read as
+ * plain YAML on purpose: Ajv needs the schema's wire JSON, not client-node's model of it, and nothing here goes to an
+ * API server (where loadYaml is a must, see test/fixtures/kube-apiserver.ts).
+ */
+function crdValidator(file: string) {
+  const crd = parse(readFileSync(path.join(crdsDir, file), 'utf8')) as { spec: { versions: { schema: { openAPIV3Schema: object } }[] } };
+  return new Ajv({ strict: false, validateFormats: false, allErrors: true }).compile(crd.spec.versions[0]!.schema.openAPIV3Schema);
+}
+
+describe.skipIf(!haveCrds)(`deploy/workflows/ against Argo's published CRD schemas (${crdsDir})`, () => {
+  it('every WorkflowTemplate validates against argoproj.io_workflowtemplates.yaml', () => {
+    const validate = crdValidator('argoproj.io_workflowtemplates.yaml');
+    for (const [name, t] of templates) expect(validate(t) ? [] : validate.errors, name).toEqual([]);
+    expect(validate({ apiVersion: 'argoproj.io/v1alpha1', kind: 'WorkflowTemplate', metadata: {} })).toBe(false);
+  });
+
+  it('a Workflow as pds submits it validates against argoproj.io_workflows.yaml', () => {
+    const validate = crdValidator('argoproj.io_workflows.yaml');
+    const workflow = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: 'create-tenant-x7k2p', namespace: 'pds-workflows', labels: { 'pds.dev/operation': 'create-tenant' }, annotations: { 'pds.dev/user': 'alice' } },
+      spec: { workflowTemplateRef: { name: 'create-tenant' }, arguments: { parameters: [{ name: 'team_name', value: 'acme' }] } },
+    };
+    expect(validate(workflow) ? [] : validate.errors).toEqual([]);
+  });
+
+  it("the Application that apply-application writes validates against Argo CD's application-crd.yaml", () => {
+    const validate = crdValidator('application-crd.yaml');
+    const apply = templates.get('pds-steps')!.spec.templates.find((t) => t.name === 'apply-application')!;
+    const scope = Object.fromEntries(
+      apply.inputs!.parameters!.map((p) => [`inputs.parameters.${p.name}`, p.name === 'port' ? '8787' : `sample-${p.name.replaceAll('_', '-')}`]),
+    );
+    const application = parse(substitute(apply.resource!.manifest!, { ...scope, 'workflow.annotations.pds.dev/user': 'alice@example.com' }));
+    expect(validate(application) ? [] : validate.errors).toEqual([]);
+    expect(validate({ ...application, spec: { ...application.spec, destination: 'nowhere' } })).toBe(false);
+  });
+});
