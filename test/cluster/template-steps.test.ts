@@ -99,9 +99,6 @@ async function submit(operation: string, parameters: Record<string, string>, env
   });
   ran.add(operation);
   for (const node of result.nodes) if (node.stubbed) stubbed.add(`${node.template} → ${path.basename(node.stubbed)}`);
-  if (result.phase !== 'Succeeded') {
-    process.stderr.write(`${name}: ${result.phase}: ${result.message}\n`);
-  }
   return { ...result, name, uid };
 }
 
