@@ -1,0 +1,39 @@
+/**
+ * The control-plane fixture itself: a second control plane beside the run's one starts on free ports, answers, and
+ * stop() leaves no process and no directory behind; a start that fails leaves nothing either.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { describe, expect, inject, it } from 'vitest';
+import { adminKubeConfig, startKubeApiServer } from '../fixtures/kube-apiserver.js';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('test/fixtures/kube-apiserver.ts', () => {
+  it('starts etcd, kube-apiserver and kube-controller-manager on free ports, and stop() ends all three', async () => {
+    const server = await startKubeApiServer();
+    const pids = ['etcd', 'kas', 'kcm'].map((n) => Number(readFileSync(path.join(server.dir, `${n}.pid`), 'utf8')));
+    expect(server.server).not.toBe(adminKubeConfig(inject('kubeconfigPath')).getCurrentCluster()!.server);
+    const namespaces = await adminKubeConfig(server.kubeconfigPath).makeApiClient(CoreV1Api).listNamespace();
+    expect(namespaces.items.map((n) => n.metadata!.name)).toContain('kube-system');
+    expect(pids.every(alive)).toBe(true);
+    await server.stop();
+    expect(pids.filter(alive)).toEqual([]);
+    expect(existsSync(server.dir)).toBe(false);
+  });
+
+  it('fails with a clear message and leaves nothing behind when the binaries are missing', async () => {
+    const before = readdirSync(tmpdir()).filter((f) => f.startsWith('pds-envtest-'));
+    await expect(startKubeApiServer(undefined, path.join(tmpdir(), 'no-such-envtest-dir'))).rejects.toThrow(/missing .*kube-apiserver: run scripts\/envtest\/build.sh/);
+    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('pds-envtest-'))).toEqual(before);
+  });
+});
