@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const isMissingSourcesWarning = (message: string) =>
   message.includes('@actions/workflow-parser') && message.includes('points to missing source files');
@@ -29,7 +29,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', 'tools/**/*.test.ts', 'templates/**/*.test.ts', 'auth/**/*.test.ts', 'adapters/**/*.test.ts', 'rest/**/*.test.ts'],
-          exclude: ['test/cluster/**'],
+          exclude: [...configDefaults.exclude, 'test/cluster/**'],
           // A real redis-server on a free loopback port for the run (inject('redisUrl')).
           globalSetup: ['test/setup/redis.ts'],
         },

@@ -24,6 +24,7 @@ import {
 } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { applicationName, imageRef, previewName, serviceHost } from '../../core/names.js';
 import { LocalArgo, type RunResult } from '../fixtures/argo-steps/runner.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
@@ -47,9 +48,10 @@ const ran = new Set<string>();
 const stubbed = new Set<string>();
 let tenantUid: string;
 
-const application = (service: string) => `${TEAM}-${service}`;
-const previewName = (service: string, tag: string) => `${service}-preview-${tag.replaceAll('.', '-')}`;
-const image = (service: string, tag: string) => `${REGISTRY}/${TEAM}/${service}:${tag}`;
+// The values pds derives, from the one place it derives them.
+const application = (service: string) => applicationName(TEAM, service);
+const host = (service: string) => serviceHost(TEAM, service, DOMAIN);
+const image = (service: string, tag: string) => imageRef(REGISTRY, TEAM, service, tag);
 
 /**
  * Submit like pds: the Workflow created as pds's ServiceAccount (with the labels and caller annotation of issue 10),
@@ -260,7 +262,7 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
       component_name: 'web',
       tenant_uid: tenantUid,
       application: application('web'),
-      host: `${application('web')}.${DOMAIN}`,
+      host: host('web'),
       image: image('web', '0.1.0'),
       git_tag: '0.1.0',
       dockerfile_repo: 'acme/web',
@@ -298,7 +300,7 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
       'pds.dev/managed-by': 'pds',
     });
     expect(app.metadata!.annotations).toMatchObject({
-      'pds.dev/host': `acme-web.${DOMAIN}`,
+      'pds.dev/host': host('web'),
       'pds.dev/port': '8787',
       'pds.dev/health-check-path': '/api/health',
       'pds.dev/image-tag': '0.1.0',
@@ -404,12 +406,12 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     const r = await submit('preview-deploy', {
       team_name: TEAM, component_name: 'web', image_tag: '0.2.0', ttl_hours: '2', tenant_uid: tenantUid,
       application: 'acme-web', preview_name: preview, preview_application: application(preview),
-      host: `${application(preview)}.${DOMAIN}`, image: image('web', '0.2.0'),
+      host: host(preview), image: image('web', '0.2.0'),
     });
     expect(r.phase, r.message).toBe('Succeeded');
     const app = (await getApplication(application(preview)))!;
     expect(app.metadata!.labels).toMatchObject({ 'pds.dev/component-type': 'preview', 'pds.dev/preview-of': 'web', 'pds.dev/service': preview });
-    expect(app.metadata!.annotations).toMatchObject({ 'pds.dev/port': '8787', 'pds.dev/image-tag': '0.2.0', 'pds.dev/host': `${application(preview)}.${DOMAIN}` });
+    expect(app.metadata!.annotations).toMatchObject({ 'pds.dev/port': '8787', 'pds.dev/image-tag': '0.2.0', 'pds.dev/host': host(preview) });
     const expiresAt = Date.parse(app.metadata!.annotations!['pds.dev/expires-at']!);
     expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 2 * 3600_000);
     expect(expiresAt).toBeLessThan(Date.now() + 2 * 3600_000 + 5_000);
@@ -437,7 +439,7 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     const p = await submit('preview-deploy', {
       team_name: TEAM, component_name: 'web', image_tag: '0.1.0', ttl_hours: '1', tenant_uid: tenantUid,
       application: 'acme-web', preview_name: preview, preview_application: application(preview),
-      host: `${application(preview)}.${DOMAIN}`, image: image('web', '0.1.0'),
+      host: host(preview), image: image('web', '0.1.0'),
     });
     expect(p.phase, p.message).toBe('Succeeded');
     const r = await submit('retire-service', { team_name: TEAM, component_name: 'web', tenant_uid: tenantUid, application: 'acme-web' });

@@ -9,13 +9,15 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { operationTools } from '../../tools/operations.js';
+import { OPERATIONS } from '../../core/operations/index.js';
+import { workflowTemplateName } from '../../core/names.js';
 import type { Template, WorkflowTemplate } from '../fixtures/argo-steps/runner.js';
 import { substitute } from '../fixtures/argo-steps/variables.js';
 import { loadWorkflowTemplates } from '../cluster/deploy.js';
 
 const templates = loadWorkflowTemplates();
-const operations = operationTools.map((t) => t.operation!.name);
+const contracts = Object.values(OPERATIONS);
+const operations = contracts.map((c) => c.id);
 
 /** Values pds derives and passes, by operation (issue 10 "deploy/"; documented in deploy/README.md). */
 const DERIVED: Record<string, string[]> = {
@@ -34,16 +36,17 @@ const leafTemplates = (t: WorkflowTemplate): Template[] => t.spec.templates.filt
 
 describe('deploy/workflows/ and the operation contract', () => {
   it('has one WorkflowTemplate per operation, named as the operation', () => {
-    for (const tool of operationTools) expect(templates.has(tool.operation!.workflowTemplate), tool.operation!.name).toBe(true);
+    for (const id of operations) expect(templates.has(workflowTemplateName(id)), id).toBe(true);
     expect([...templates.keys()].sort()).toEqual([...operations, 'pds-steps'].sort());
   });
 
-  it('takes exactly the operation parameters (as tools/operations.ts names them) plus what pds derives, and never env_vars', () => {
-    for (const tool of operationTools) {
-      const name = tool.operation!.name;
-      const fromSchema = Object.keys(tool.input.shape).filter((k) => k !== 'confirm' && k !== 'env_vars');
-      expect(parametersOf(templates.get(name)!).sort(), name).toEqual([...fromSchema, ...DERIVED[name]!].sort());
-      expect(parametersOf(templates.get(name)!), name).not.toContain('env_vars');
+  it('takes exactly the operation parameters (core/operations) plus what pds derives, and no secret parameter', () => {
+    expect(OPERATIONS['deploy-service'].secretParameters).toContain('env_vars');
+    for (const contract of contracts) {
+      const declared = parametersOf(templates.get(contract.id)!);
+      const plain = Object.keys(contract.parameters.shape).filter((k) => !contract.secretParameters.includes(k));
+      expect(declared.sort(), contract.id).toEqual([...plain, ...DERIVED[contract.id]!].sort());
+      for (const secret of contract.secretParameters) expect(declared, contract.id).not.toContain(secret);
     }
   });
 
