@@ -17,7 +17,11 @@ import { InvalidParams } from '../core/errors.js';
 import { ServiceName, TeamName, RepoFullName, combinedNameProblem } from '../core/model.js';
 import { PATTERNS, PATTERN_IDS, TEMPLATES, TEMPLATE_IDS, type PatternId, type TemplateId, type TemplateInfo } from './catalog.js';
 import { detectTemplate, type Candidate } from './detect.js';
-import { goSettings, javascriptSettings, pythonEntryCandidates, pythonSettings, staticSettings, type Note } from './inspect.js';
+import { goSettings } from './inspect/go.js';
+import { javascriptSettings } from './inspect/javascript.js';
+import type { Note } from './inspect/note.js';
+import { pythonEntryCandidates, pythonSettings } from './inspect/python.js';
+import { staticSettings } from './inspect/static.js';
 import { renderFile, renderWorkflow } from './render.js';
 import { Repo, MANIFESTS, normalizePath, type RepoSnapshot } from './repo.js';
 

@@ -1,0 +1,55 @@
+/**
+ * Inspector of the JavaScript server template (SPEC.md "Scaffolding templates by repository content", rule 4): the
+ * entry script node runs, from package.json `scripts.start` or `main` or a conventional file name, on top of the
+ * shared Node build settings.
+ */
+import { InvalidParams } from '../../core/errors.js';
+import type { Repo } from '../repo.js';
+import { nodeSettings, type NodeSettings } from './node.js';
+
+/** What the JavaScript Dockerfile renders, beyond the shared Node settings. */
+export interface JavaScriptSettings extends NodeSettings {
+  /** package.json exists, so the image installs dependencies. */
+  install: boolean;
+  /** Script node runs, relative to the repository root, e.g. `src/server.js`; `npm start` when the image runs that. */
+  entry: string;
+  /** CMD in exec form, JSON, e.g. `["node", "src/server.js"]`. */
+  command: string;
+}
+
+const ENTRY_FILE = /^[A-Za-z0-9._@/-]+$/;
+
+/**
+ * Settings of the JavaScript server template.
+ * @param entryOverride the caller's `entry`: a script path inside the repository (`./` is dropped), e.g. `bin/www.js`.
+ * @throws InvalidParams for an `entryOverride` that is not a path inside the repository; when package.json is not a
+ * JSON object.
+ */
+export function javascriptSettings(repo: Repo, entryOverride?: string): JavaScriptSettings {
+  const node = nodeSettings(repo);
+  const pkg = repo.packageJson();
+  let entry: string | undefined;
+  let command: string[] | undefined;
+  if (entryOverride) {
+    const e = entryOverride.replace(/^\.\//, '');
+    if (!ENTRY_FILE.test(e) || e.split('/').includes('..')) {
+      throw new InvalidParams(`entry "${entryOverride}" must be the path of a script inside the repository, e.g. "src/server.js"`);
+    }
+    entry = e;
+  } else {
+    const start = pkg?.scripts.start?.match(/^\s*node\s+(?:--?[\w-]+(?:=\S+)?\s+)*([\w./@-]+\.[cm]?js)(\s|$)/);
+    const main = pkg?.main?.replace(/^\.\//, '');
+    if (start) entry = start[1]!.replace(/^\.\//, '');
+    else if (main && ENTRY_FILE.test(main) && (repo.has(main) || node.buildScript)) entry = main;
+    else entry = ['server.js', 'index.js', 'src/server.js', 'src/index.js', 'app.js', 'main.js'].find((f) => repo.has(f));
+    if (!entry && pkg?.scripts.start) {
+      command = ['npm', 'start'];
+      node.notes.push({ id: 'js-entry', text: `The image starts with "npm start" ("${pkg.scripts.start}"); pass entry=<script> to run node on a script directly.` });
+    } else if (!entry) {
+      entry = 'server.js';
+      node.notes.push({ id: 'js-entry', text: 'No entry script found (package.json "scripts.start" / "main", server.js, index.js): the image runs "node server.js". Pass entry=<script> or edit the Dockerfile CMD.' });
+    }
+  }
+  command ??= ['node', entry!];
+  return { ...node, install: repo.has('package.json'), entry: entry ?? 'npm start', command: JSON.stringify(command).replace(/","/g, '", "') };
+}
