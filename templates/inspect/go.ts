@@ -33,9 +33,10 @@ export function goSettings(repo: Repo, entryOverride?: string): GoSettings {
   const notes: Note[] = [];
   let pkg: string;
   if (entryOverride) {
-    const p = entryOverride === '.' || entryOverride.startsWith('./') ? entryOverride : `./${entryOverride}`;
+    const dir = entryOverride.replace(/(.)\/+$/, '$1');
+    const p = dir === '.' || dir.startsWith('./') ? dir : `./${dir}`;
     if (!GO_PACKAGE.test(p) || p.split('/').includes('..')) throw new InvalidParams(`entry "${entryOverride}" must be a Go package path inside the repository, e.g. "./cmd/server"`);
-    pkg = p.replace(/\/$/, '');
+    pkg = p;
   } else {
     const goIn = (dir: string) => [...repo.paths].some((p) => p.startsWith(`${dir}/`) && p.endsWith('.go') && !p.endsWith('_test.go') && p.split('/').length === dir.split('/').length + 1);
     const cmdDirs = [...new Set([...repo.paths].map((p) => p.match(/^cmd\/([^/]+)\/[^/]+\.go$/)?.[1]).filter((d): d is string => Boolean(d)))];
