@@ -5,11 +5,16 @@
 
 /** Template ids, as callers pass them in `template`. */
 export const TEMPLATE_IDS = ['javascript', 'python', 'go', 'static'] as const;
+/** One of {@link TEMPLATE_IDS}. */
 export type TemplateId = (typeof TEMPLATE_IDS)[number];
 
 /** Deploy trigger pattern ids, as callers pass them in `pattern`. */
 export const PATTERN_IDS = ['continuous', 'tag', 'manual', 'hybrid'] as const;
+/** One of {@link PATTERN_IDS}. */
 export type PatternId = (typeof PATTERN_IDS)[number];
+
+/** Path of the CI workflow every scaffold adds (SPEC.md "What the service does", rule 7). */
+export const WORKFLOW_PATH = '.github/workflows/ci.yml';
 
 /** What a template is and what the platform needs to know about it at onboarding. */
 export interface TemplateInfo {
@@ -39,7 +44,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: true,
     healthPath: '/healthz',
     entry: { meaning: 'entry script run with node (from package.json "scripts.start" or "main" when found)', default: 'server.js' },
-    files: ['Dockerfile', '.dockerignore', '.github/workflows/ci.yml'],
+    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH],
   },
   python: {
     id: 'python',
@@ -49,7 +54,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: true,
     healthPath: '/healthz',
     entry: { meaning: 'ASGI application as <module>:<app>, served by uvicorn on 0.0.0.0', default: 'main:app' },
-    files: ['Dockerfile', '.dockerignore', '.github/workflows/ci.yml'],
+    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH],
   },
   go: {
     id: 'go',
@@ -59,7 +64,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: true,
     healthPath: '/healthz',
     entry: { meaning: 'Go package path of the server built into a static binary', default: './cmd/server' },
-    files: ['Dockerfile', '.dockerignore', '.github/workflows/ci.yml'],
+    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH],
   },
   static: {
     id: 'static',
@@ -69,7 +74,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: false,
     healthPath: '/',
     entry: { meaning: 'build output directory served by nginx, with /index.html for unknown paths', default: 'dist' },
-    files: ['Dockerfile', '.dockerignore', 'nginx.conf', '.github/workflows/ci.yml'],
+    files: ['Dockerfile', '.dockerignore', 'nginx.conf', WORKFLOW_PATH],
   },
 };
 
@@ -100,3 +105,45 @@ export const PATTERNS: Record<PatternId, { id: PatternId; title: string; trigger
     use: 'multiple environments',
   },
 };
+
+/** A template as {@link listTemplates} describes it to callers (the `platform_list_templates` items). */
+export interface TemplateSummary {
+  id: TemplateId;
+  title: string;
+  /** The repository content that selects it. */
+  detected_by: string[];
+  /** Container port, as text, e.g. `8787`. */
+  port: string;
+  /** The server follows the `PORT` environment variable. */
+  port_from_env: boolean;
+  /** Default probe path, e.g. `/healthz`. */
+  health_check_path: string;
+  /** What `entry` adjusts for this template. */
+  entry: string;
+  entry_default: string;
+  /** Files a scaffold of this template adds. */
+  files: string[];
+}
+
+/** The four templates and what selects each one, in {@link TEMPLATE_IDS} order. */
+export function listTemplates(): TemplateSummary[] {
+  return TEMPLATE_IDS.map((id) => {
+    const t = TEMPLATES[id];
+    return {
+      id,
+      title: t.title,
+      detected_by: t.detectedBy,
+      port: t.port,
+      port_from_env: t.portFromEnv,
+      health_check_path: t.healthPath,
+      entry: t.entry.meaning,
+      entry_default: t.entry.default,
+      files: t.files,
+    };
+  });
+}
+
+/** The four deploy trigger patterns, in {@link PATTERN_IDS} order. */
+export function listPatterns(): { id: PatternId; title: string; trigger: string; use: string }[] {
+  return PATTERN_IDS.map((id) => PATTERNS[id]);
+}

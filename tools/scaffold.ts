@@ -5,11 +5,11 @@
  */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
-import { RepoFullName, ServiceName, TeamName } from '../core/model.js';
 import {
   MANIFESTS,
-  PATTERN_IDS,
-  TEMPLATE_IDS,
+  PatternParam,
+  ScaffoldParameters,
+  TemplateParam,
   listPatterns,
   listTemplates as templateCatalogue,
   pythonEntryCandidates,
@@ -19,12 +19,12 @@ import {
 import { requireTenantAccess } from './access.js';
 import { defineTool, type ToolContext } from './define.js';
 
-const TemplateId = z.enum(TEMPLATE_IDS);
-const PatternId = z.enum(PATTERN_IDS);
+// The rules are the templates' (ScaffoldParameters, shared with `pds scaffold`); this file adds what agents read.
+const field = ScaffoldParameters.shape;
 
 const ScaffoldInput = z.object({
-  team_name: TeamName.describe('Tenant the service deploys into, rendered into the deploy job, e.g. "acme"'),
-  component_name: ServiceName.optional().describe(
+  team_name: field.team_name.describe('Tenant the service deploys into, rendered into the deploy job, e.g. "acme"'),
+  component_name: field.component_name.describe(
     'Service name within the tenant, e.g. "web". Default: the name in package.json / pyproject.toml / go.mod, then the repository name',
   ),
   files: z
@@ -38,41 +38,28 @@ const ScaffoldInput = z.object({
     .describe(
       'Text of files to inspect, by path: package.json, pyproject.toml, go.mod, requirements.txt, and for Python the module holding the app, e.g. {"package.json": "{\\"name\\": \\"web\\", \\"scripts\\": {\\"start\\": \\"node server.js\\"}}"}',
     ),
-  dockerfile_repo: RepoFullName.optional().describe(
+  dockerfile_repo: field.dockerfile_repo.describe(
     'Repository "<owner>/<repo>", e.g. "acme/web". Without files, pds reads the file list and manifests through the code-host app (the repository must be registered for team_name). Always used in the onboarding parameters',
   ),
-  template: TemplateId.optional().describe('Template to use instead of detection, e.g. "static"; needed when several fit'),
-  pattern: PatternId.default('continuous').describe(
+  template: field.template.describe('Template to use instead of detection, e.g. "static"; needed when several fit'),
+  pattern: field.pattern.describe(
     'Deploy trigger: "continuous" (push to main deploys), "tag" (tag X.Y.Z deploys), "manual" (workflow_dispatch), "hybrid" (main validates, tags deploy), e.g. "tag"',
   ),
-  health_check_path: z
-    .string()
-    .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be an absolute path, e.g. "/health"')
-    .max(200)
-    .optional()
-    .describe('Probe path when the app does not serve /healthz, e.g. "/health"; the image health check uses it too'),
-  entry: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe(
-      'What the image starts, when detection guessed wrong: JS entry script, Python "<module>:<app>", Go package or static output directory, e.g. "src/server.js", "app.main:app", "./cmd/api", "build"',
-    ),
-  base_url: z
-    .url()
-    .optional()
-    .describe('pds address the deploy job calls, e.g. "https://pds.example.com"; default: this server\'s base URL'),
+  health_check_path: field.health_check_path.describe('Probe path when the app does not serve /healthz, e.g. "/health"; the image health check uses it too'),
+  entry: field.entry.describe(
+    'What the image starts, when detection guessed wrong: JS entry script, Python "<module>:<app>", Go package or static output directory, e.g. "src/server.js", "app.main:app", "./cmd/api", "build"',
+  ),
+  base_url: field.base_url.describe('pds address the deploy job calls, e.g. "https://pds.example.com"; default: this server\'s base URL'),
 });
 
 const ScaffoldOutput = z.object({
-  template: TemplateId.describe('Template used'),
+  template: TemplateParam.describe('Template used'),
   title: z.string().describe('e.g. "JavaScript server"'),
   reason: z.string().describe('Why this template'),
   candidates: z
-    .array(z.object({ template: TemplateId, evidence: z.array(z.string()) }))
+    .array(z.object({ template: TemplateParam, evidence: z.array(z.string()) }))
     .describe('Every template the repository content fits, with the files that matched'),
-  pattern: PatternId,
+  pattern: PatternParam,
   entry: z.string().describe('What the image starts: script, <module>:<app>, package path or output directory'),
   files: z
     .array(
@@ -171,7 +158,7 @@ export const listTemplates = defineTool({
     items: z
       .array(
         z.object({
-          id: TemplateId.describe('Value for template, e.g. "javascript"'),
+          id: TemplateParam.describe('Value for template, e.g. "javascript"'),
           title: z.string(),
           detected_by: z.array(z.string()).describe('Repository content that selects it'),
           port: z.string().describe('Container port, as text'),
@@ -185,7 +172,7 @@ export const listTemplates = defineTool({
       .describe('The templates'),
     count: z.number().int(),
     patterns: z
-      .array(z.object({ id: PatternId, title: z.string(), trigger: z.string(), use: z.string() }))
+      .array(z.object({ id: PatternParam, title: z.string(), trigger: z.string(), use: z.string() }))
       .describe('Deploy trigger patterns, values for pattern'),
   }),
   rest: { method: 'GET', path: '/api/v1/templates' },

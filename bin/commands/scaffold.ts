@@ -2,14 +2,20 @@
  * `pds scaffold [dir] --team T …`: the scaffolding of `platform_scaffold_repository` for a local checkout. Shows the
  * files it would add; `--write` writes them, never replacing an existing file without `--force`.
  *
- * Exit codes: 0 done (or dry run shown), 1 no template fits / several fit / an invalid value, 2 usage error.
+ * Options are checked once, here, with the rules of `platform_scaffold_repository` (`ScaffoldParameters`): a value
+ * they refuse is a usage error. What only the repository can decide (which template, whether `--entry` fits it, the
+ * implied service name) is reported by scaffolding.
+ *
+ * Exit codes: 0 done (or dry run shown), 1 no template fits / several fit / the repository and a value do not fit
+ * together, 2 usage error (including an option value the rules refuse).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isPlatformError } from '../../core/errors.js';
-import { MANIFESTS, PATTERN_IDS, TEMPLATE_IDS, pythonEntryCandidates, scaffold, type PatternId, type ScaffoldPlan, type TemplateId } from '../../templates/index.js';
+import { describeIssues } from '../../tools/validation.js';
+import { MANIFESTS, PATTERN_IDS, ScaffoldParameters, TEMPLATE_IDS, pythonEntryCandidates, scaffold, type ScaffoldPlan } from '../../templates/index.js';
 
 export const summary = 'add the Dockerfile and CI deploy workflow a local repository needs (dry run unless --write)';
 
@@ -36,7 +42,19 @@ options:
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.next', '.cache', '.turbo']);
 const MAX_FILES = 50_000;
 
-/** Show (or with --write, write) the files; returns 0 done, 1 no/several templates or a bad value, 2 usage error. */
+/** The option (or environment variable) each parameter comes from, for messages. */
+const OPTION: Record<keyof typeof ScaffoldParameters.shape, string> = {
+  team_name: '--team',
+  component_name: '--component',
+  dockerfile_repo: '--repo (or the origin remote)',
+  template: '--template',
+  pattern: '--pattern',
+  health_check_path: '--health-check-path',
+  entry: '--entry',
+  base_url: '--base-url (or PDS_BASE_URL)',
+};
+
+/** Show (or with --write, write) the files; returns 0 done, 1 no/several templates or a value the repository does not fit, 2 usage error. */
 export async function run(argv: string[]): Promise<number> {
   let args: ReturnType<typeof parse>;
   try {
@@ -60,23 +78,36 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.team) return usage('--team is required (the tenant the service deploys into, e.g. --team acme)');
   const baseUrl = values['base-url'] ?? process.env.PDS_BASE_URL;
   if (!baseUrl) return usage('the pds address is needed for the deploy job: pass --base-url https://pds.example.com or set PDS_BASE_URL');
-  if (values.pattern && !(PATTERN_IDS as readonly string[]).includes(values.pattern)) return usage(`--pattern must be one of ${PATTERN_IDS.join(', ')}`);
-  if (values.template && !(TEMPLATE_IDS as readonly string[]).includes(values.template)) return usage(`--template must be one of ${TEMPLATE_IDS.join(', ')}`);
   if (values.force && !values.write) return usage('--force only applies with --write');
+  // Presence of --team and the address is checked above, with CLI wording; their values are checked here.
+  const parsed = ScaffoldParameters.required({ base_url: true }).safeParse({
+    team_name: values.team,
+    component_name: values.component,
+    dockerfile_repo: values.repo ?? originRepo(dir),
+    template: values.template,
+    pattern: values.pattern,
+    health_check_path: values['health-check-path'],
+    entry: values.entry,
+    base_url: baseUrl,
+  });
+  if (!parsed.success) {
+    return usage(describeIssues(parsed.error.issues.map((i) => ({ ...i, path: [OPTION[i.path[0] as keyof typeof OPTION] ?? String(i.path[0])] }))));
+  }
+  const p = parsed.data;
 
   let plan: ScaffoldPlan;
   try {
     const paths = listFiles(dir);
     plan = scaffold({
       repo: { paths, contents: readInspected(dir, paths) },
-      team: values.team,
-      component: values.component,
-      baseUrl,
-      pattern: values.pattern as PatternId | undefined,
-      template: values.template as TemplateId | undefined,
-      healthCheckPath: values['health-check-path'],
-      entry: values.entry,
-      dockerfileRepo: values.repo ?? originRepo(dir),
+      team: p.team_name,
+      component: p.component_name,
+      baseUrl: p.base_url,
+      pattern: p.pattern,
+      template: p.template,
+      healthCheckPath: p.health_check_path,
+      entry: p.entry,
+      dockerfileRepo: p.dockerfile_repo,
       domain: process.env.PDS_DOMAIN,
       directoryName: path.basename(dir),
     });

@@ -105,4 +105,24 @@ describe('pds scaffold', () => {
     expect((await pds([dir, '--team', 'acme', '--base-url', 'https://x.example', '--pattern', 'weekly'])).code).toBe(2);
     expect((await pds([dir, '--team', 'acme', '--bogus'])).code).toBe(2);
   });
+
+  it('exits 2 naming the option when a value breaks the rules the tool uses, and writes nothing', async () => {
+    const dir = checkout(EXPRESS);
+    const cases: [string[], string][] = [
+      [['--team', 'Acme'], '--team:'],
+      [['--team', 'acme', '--component', 'Web_1'], '--component:'],
+      [['--team', 'acme', '--health-check-path', 'healthz"'], '--health-check-path:'],
+      [['--team', 'acme', '--template', 'java'], '--template:'],
+      [['--team', 'acme', '--repo', 'acme'], '--repo'],
+    ];
+    for (const [args, option] of cases) {
+      const r = await pds([dir, ...args, '--base-url', 'https://pds.example.com', '--write']);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^pds scaffold: ${option}`));
+    }
+    const url = await pds([dir, '--team', 'acme', '--write'], { PDS_BASE_URL: 'ftp://pds.example.com' });
+    expect(url.code).toBe(2);
+    expect(url.stderr).toMatch(/^pds scaffold: --base-url \(or PDS_BASE_URL\):/);
+    expect(existsSync(path.join(dir, 'Dockerfile'))).toBe(false);
+  });
 });

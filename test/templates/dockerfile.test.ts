@@ -188,8 +188,7 @@ describe('adjustable entries', () => {
     expect(() => scaffold({ repo: { paths: ['go.mod'] }, team: 'acme', component: 'api', baseUrl: BASE, entry: '../x; rm -rf /' })).toThrow(
       expect.objectContaining({ code: 'INVALID_PARAMS' }),
     );
-    expect(() => scaffold({ repo: { paths: ['go.mod'] }, team: 'acme', component: 'api', baseUrl: BASE, healthCheckPath: 'healthz"' })).toThrow(
-      expect.objectContaining({ code: 'INVALID_PARAMS' }),
-    );
+    // A health_check_path such as 'healthz"' is refused at the door now (ScaffoldParameters), not by scaffold():
+    // parameters.test.ts (the tool) and cli.test.ts (pds scaffold) assert it.
   });
 });
