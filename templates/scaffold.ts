@@ -8,7 +8,7 @@
  */
 import { InvalidParams } from '../core/errors.js';
 import { combinedNameProblem } from '../core/model.js';
-import { PATTERNS, TEMPLATES, WORKFLOW_PATH, type PatternId, type TemplateId } from './catalog.js';
+import { PATTERNS, TEMPLATES, WORKFLOW_PATH, type PatternId, type TemplateId, type TemplateInfo } from './catalog.js';
 import { onboardingChecklist, type ChecklistItem, type OnboardingParameters } from './checklist.js';
 import { impliedComponentName } from './component.js';
 import { detectTemplate, type Candidate } from './detect.js';

@@ -106,6 +106,7 @@ async function readRepository(repo: string, team: string, ctx: ToolContext): Pro
   return { paths: tree.paths, contents };
 }
 
+/** `platform_scaffold_repository`, `POST /api/v1/scaffold`: the files, onboarding parameters and checklist for a repository. */
 export const scaffoldRepository = defineTool({
   name: 'platform_scaffold_repository',
   title: 'Scaffold a repository for deployment',
@@ -146,6 +147,7 @@ export const scaffoldRepository = defineTool({
   },
 });
 
+/** `platform_list_templates`, `GET /api/v1/templates`: the four templates and the four deploy trigger patterns. */
 export const listTemplates = defineTool({
   name: 'platform_list_templates',
   title: 'List scaffolding templates and deploy patterns',
