@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
+import { parseToolsets, type Toolset } from './tools/toolsets.js';
 
 const csv = z
   .string()
@@ -15,6 +16,17 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .default('false')
   .transform((s) => s === 'true' || s === '1' || s === 'yes');
+
+/** `scheme://host[:port]` with nothing after it, as browsers send it in `Origin`; normalized by WHATWG URL rules. */
+const origin = z.string().transform((value, ctx) => {
+  const parsed = URL.canParse(value) ? new URL(value) : undefined;
+  const bare = parsed && !parsed.username && !parsed.password && parsed.pathname === '/' && !parsed.search && !parsed.hash;
+  if (!parsed || !bare || !/^https?:$/.test(parsed.protocol)) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not an origin; write scheme://host[:port] without a path, e.g. "https://app.example.com"` });
+    return z.NEVER;
+  }
+  return parsed.origin;
+});
 
 const url = (example: string) => z.url({ message: `must be an absolute URL, e.g. "${example}"` }).transform((u) => u.replace(/\/+$/, ''));
 
@@ -41,6 +53,18 @@ const Env = z.object({
   PDS_SANDBOX_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   PDS_TOKEN: z.string().optional(),
   PDS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  PDS_ALLOWED_ORIGINS: csv.pipe(z.array(origin)),
+  PDS_TOOLSETS: z
+    .string()
+    .default('all')
+    .transform((spec, ctx) => {
+      try {
+        return parseToolsets(spec);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 
 /** The validated configuration. Durations in milliseconds where named `…Ms`. */
@@ -72,6 +96,13 @@ export interface Config {
   token?: string;
   /** `PDS_LOG_LEVEL`: least severe level written (default `info`). */
   logLevel: LogLevel;
+  /**
+   * `PDS_ALLOWED_ORIGINS`: browser origins (`https://app.example.com`) allowed to call `POST /mcp` besides the
+   * origin of `baseUrl`; a request with any other `Origin` is refused with 403 (MCP "Streamable HTTP", DNS rebinding).
+   */
+  allowedOrigins: string[];
+  /** `PDS_TOOLSETS`: the MCP toolsets clients may select (default every set; `tools/toolsets.ts`). */
+  toolsets: Toolset[];
 }
 
 /**
@@ -106,5 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sandboxStepMs: e.PDS_SANDBOX_STEP_MS,
     token: e.PDS_TOKEN,
     logLevel: e.PDS_LOG_LEVEL,
+    allowedOrigins: e.PDS_ALLOWED_ORIGINS,
+    toolsets: e.PDS_TOOLSETS,
   };
 }

@@ -10,11 +10,14 @@ import { NotFound, RateLimited } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
+import type { CallInteraction } from '../tools/interaction.js';
 import type { AnyTool } from '../tools/define.js';
 import { invoke, type InvokeDeps } from '../tools/invoke.js';
-import { createMcpServer, handleMcpHttpRequest, refusedToolCall } from '../tools/mcp.js';
+import { refusedToolCall } from '../tools/mcp.js';
 import { docsRouter } from './docs.js';
 import { errorMiddleware } from './errors.js';
+import { iconRouter } from './icon.js';
+import { mcpRouter, readMcpBody } from './mcp.js';
 import { openApiYaml } from './openapi.js';
 import { toolRouter } from './routes.js';
 
@@ -69,24 +72,10 @@ export function createRestApp(options: RestAppOptions): Koa {
     return next();
   };
 
-  const runTool = (tool: AnyTool, input: unknown, identity: Identity) => invoke(tool, input, identity, invokeDeps);
+  const runTool = (tool: AnyTool, input: unknown, identity: Identity, interaction?: CallInteraction) =>
+    invoke(tool, input, identity, invokeDeps, interaction);
   const api = toolRouter(tools, runTool);
-
-  const mcp = new Router();
-  mcp.post('/mcp', async (ctx) => {
-    const identity = ctx.state.identity as Identity;
-    const server = createMcpServer(tools, (tool, args) => runTool(tool, args, identity), {
-      readOnly: invokeDeps.config.readOnly,
-      log: options.log,
-    });
-    ctx.respond = false;
-    await handleMcpHttpRequest(server, ctx.req, ctx.res, ctx.request.body);
-  });
-  mcp.all('/mcp', (ctx) => {
-    ctx.status = 405;
-    ctx.set('Allow', 'POST');
-    ctx.body = { error: 'this MCP endpoint is stateless (no sessions, no SSE stream): send JSON-RPC with POST' };
-  });
+  const mcp = mcpRouter({ tools, config: invokeDeps.config, run: runTool, stateSecret: invokeDeps.confirmSecret, log: options.log });
 
   app.use(errorMiddleware(options.log));
   // Runs after everything below: a request nothing answered (not even allowedMethods' 405) gets a JSON 404.
@@ -101,9 +90,12 @@ export function createRestApp(options: RestAppOptions): Koa {
     }
   });
   const parseBody = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
-  app.use((ctx, next) => (ctx.method === 'POST' ? parseBody(ctx, next) : next())); // only POST carries a body here
+  const mcpBody = readMcpBody();
+  // Only POST carries a body here; /mcp reads its own, so that a bad one is answered in JSON-RPC.
+  app.use((ctx, next) => (ctx.method !== 'POST' ? next() : ctx.path === '/mcp' ? mcpBody(ctx, next) : parseBody(ctx, next)));
   app.use(health.routes());
   app.use(docsRouter().routes());
+  app.use(iconRouter().routes());
   for (const router of options.publicRoutes ?? []) app.use(router.routes());
   app.use(authenticate);
   if (options.routeLimit) {

@@ -3,11 +3,13 @@
  * at its REST path, `tools/mcp.ts` registers it on an MCP server, and both call {@link invoke} in `tools/invoke.ts`.
  */
 import type { z } from 'zod';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Identity } from '../auth/identity.js';
 import type { MemberRole } from '../core/model.js';
 import type { AnyOperationContract } from '../core/operations/index.js';
 import type { Platform } from '../core/ports.js';
+import type { CallInteraction } from './interaction.js';
+import type { Toolset } from './toolsets.js';
 
 /**
  * Who may call a tool: anyone (`public`), any authenticated caller, platform admins (`admin`), or callers with at
@@ -62,6 +64,8 @@ export interface ToolContext {
   settings: ToolSettings;
   /** Secret for confirmation values of `requiresConfirm` operations (HMAC-SHA256). */
   confirmSecret: Uint8Array;
+  /** Progress, cancellation and questions to the person, when the call came over MCP (`tools/interaction.ts`). */
+  interaction?: CallInteraction;
 }
 
 /** Tool annotations as declared: `readOnlyHint` is not declared but derived from `kind` ({@link defineTool}). */
@@ -83,6 +87,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    * `readOnlyHint` is derived from it, never declared.
    */
   kind: 'read' | 'write';
+  /** The MCP toolset the tool is listed in (`tools/toolsets.ts`); a client that did not select it cannot call it. */
+  toolset: Toolset;
   /** MCP annotations: `title` is the tool's, `readOnlyHint` is `kind === 'read'`. */
   annotations: ToolAnnotations;
   /** The operation an operation tool executes (`core/operations/`). */

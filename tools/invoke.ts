@@ -9,6 +9,7 @@ import type { Identity } from '../auth/identity.js';
 import type { Config } from '../config.js';
 import { authorize } from './access.js';
 import type { AnyTool, ToolContext, ToolSettings, WriteLimiter } from './define.js';
+import type { CallInteraction } from './interaction.js';
 import { parseInput } from './validation.js';
 
 /** Validated outputs of frozen (constant) handler results, so a static answer is checked once, not per call. */
@@ -47,22 +48,35 @@ export interface InvokeDeps {
 /**
  * Run one tool for one caller.
  * @param raw the input as the transport received it (REST path+query+body merged, or MCP `arguments`).
+ * @param interaction progress, cancellation and questions, when the call came over MCP; handed to the handler.
  * @returns the tool's output (the REST body and the MCP `structuredContent`).
  * @throws PlatformError — `INVALID_PARAMS`, `FORBIDDEN` (also for any write when `PDS_READ_ONLY=true`),
  *   `NOT_FOUND`, `RATE_LIMITED`, `UPSTREAM`, … as the tool and its adapters decide.
  */
-export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, deps: InvokeDeps): Promise<unknown> {
+export async function invoke(
+  tool: AnyTool,
+  raw: unknown,
+  identity: Identity,
+  deps: InvokeDeps,
+  interaction?: CallInteraction,
+): Promise<unknown> {
   if (tool.kind === 'write' && deps.config.readOnly) {
     throw new Forbidden(`${tool.name} changes the platform and this pds is read-only (PDS_READ_ONLY=true)`);
   }
   const input = parseInput(tool.input, raw);
   if (tool.dispatch) {
     const next = tool.dispatch(input);
-    return invoke(next.tool, next.input, identity, deps);
+    return invoke(next.tool, next.input, identity, deps, interaction);
   }
   await authorize(tool.access, input, identity, deps.platform.backend);
   if (tool.kind === 'write') await deps.writeLimiter?.consume(identity);
-  const ctx: ToolContext = { identity, platform: deps.platform, settings: settingsOf(deps.config), confirmSecret: deps.confirmSecret };
+  const ctx: ToolContext = {
+    identity,
+    platform: deps.platform,
+    settings: settingsOf(deps.config),
+    confirmSecret: deps.confirmSecret,
+    interaction,
+  };
   // The output schema is the contract: extra adapter fields are stripped, a wrong shape is a bug (500), never sent.
   const result = await tool.handler(input, ctx);
   if (result === null || typeof result !== 'object' || !Object.isFrozen(result)) return tool.output.parse(result);

@@ -52,6 +52,7 @@ export const getLogs = defineTool({
   rest: { method: 'GET', path: '/api/v1/logs/{team}/{app}' },
   access: { tenant: (i) => i.team, role: 'viewer' },
   kind: 'read',
+  toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: true },
   handler: async ({ team, app, lines, since }, { platform }) => {
     const result = await platform.backend.logs(team, app, { lines, sinceSeconds: durationSeconds(since)! });

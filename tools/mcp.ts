@@ -1,51 +1,129 @@
 /**
- * The MCP face of the tools (DESIGN.md; MCP spec 2025-06-18 "Tools"): every tool in the inventory is listed with its
- * title, description, JSON Schemas (converted once, at start-up) and annotations, and `tools/call` runs it through the
- * caller-supplied `call` (invoke() in-process, or REST for `pds mcp` on stdio).
+ * The MCP face of the tools (DESIGN.md; MCP spec 2025-11-25 and 2026-07-28 "Tools"): the selected tools are listed
+ * with title, description, JSON Schemas (converted once, at start-up) and annotations, and `tools/call` runs one
+ * through the caller-supplied `call` (invoke() in-process, or REST for `pds mcp` on stdio). `tools/mcp-http.ts` and
+ * `tools/mcp-stdio.ts` serve the server built here; both protocol versions use the same instance.
  *
- * We use the SDK's low-level `Server` rather than `McpServer.registerTool` for two reasons: argument validation must
- * be invoke()'s, so an agent gets the very message REST gives (McpServer would answer first with its own), and the
- * stateless Streamable HTTP transport needs a server per request, which must not redo schema conversion.
+ * We build on the SDK's low-level `Server` (`@modelcontextprotocol/server` 2.x), not `McpServer.registerTool`:
+ * argument validation must be invoke()'s, so an agent gets the very message REST gives (McpServer validates first and
+ * answers with its own), and a stateless request builds a server per request, which must not redo schema conversion.
  *
  * Errors: a `PlatformError` becomes a tool result with `isError: true` and its message (the agent can correct itself);
- * anything else is logged and reported as `internal error` without detail.
+ * anything else is logged and reported as `internal error` without detail. An {@link InputRequired} thrown by a
+ * handler becomes MCP's `input_required` result (2026-07-28 multi-round-trip; the SDK's shim serves it to 2025-11-25
+ * stdio clients).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createHmac } from 'node:crypto';
 import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  Server,
   type CallToolResult,
+  type Implementation,
+  type InputRequiredResult,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { z } from 'zod';
 import { isPlatformError, type PlatformError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { AnyTool } from './define.js';
+import { InputRequired, type Answer, type CallInteraction } from './interaction.js';
 import { outputJson } from './invoke.js';
 
-/** Runs one tool with raw MCP arguments; returns the tool output or throws a PlatformError. */
-export type ToolCaller = (tool: AnyTool, args: unknown) => Promise<unknown>;
+/** Builds the MCP server for one request or connection (closing over the caller, its tools and its limits). */
+export type McpServerBuilder = () => Server;
 
-/** Name and version announced in `initialize`. */
+/**
+ * Runs one tool with raw MCP arguments; returns the tool output or throws a PlatformError (or {@link InputRequired}).
+ * `interaction` carries progress, cancellation and the previous round's answers for this call.
+ */
+export type ToolCaller = (tool: AnyTool, args: unknown, interaction: CallInteraction) => Promise<unknown>;
+
+/** Name and version of this MCP server (also the OpenAPI `info.version`). */
 export const SERVER_INFO = { name: 'pds', version: '0.1.0' } as const;
 
-const INSTRUCTIONS =
-  'pds is a team deployment platform. Read tools (platform_get_*, platform_list_*) change nothing. Operation tools ' +
-  '(platform_deploy_service, platform_rollback_service, …) submit a workflow and return its name at once: poll ' +
-  'platform_get_workflow until the status is succeeded or failed, then check platform_get_status. Retire and delete ' +
-  'need a confirmation value that the first call returns. To prepare a repository, use platform_scaffold_repository.';
+/** The pds icon (an SVG served at `/icon.svg`). */
+export const ICON_PATH = '/icon.svg';
+
+/**
+ * Name, title, version and icon announced in `initialize` (2025-11-25) and on every 2026-07-28 result.
+ * @param baseUrl the pds base URL the icon is served from, e.g. `https://pds.example.com`.
+ */
+export function serverInfo(baseUrl: string): Implementation {
+  return {
+    ...SERVER_INFO,
+    title: 'pds — Platform Deployment Service',
+    icons: [{ src: `${baseUrl}${ICON_PATH}`, mimeType: 'image/svg+xml', sizes: ['any'] }],
+  };
+}
+
+/** What an agent reads first (`instructions`): the order of work and the tools that do it. */
+export const INSTRUCTIONS =
+  'pds deploys a team\'s services. Read tools (platform_get_*, platform_list_*) change nothing. Operation tools ' +
+  '(platform_deploy_service, platform_rollback_service, …) submit a workflow and return its name at once: follow it ' +
+  'with platform_get_workflow until the status is succeeded or failed, then check the service with ' +
+  'platform_get_status (and platform_get_logs when it is unhealthy). To onboard a repository: ' +
+  'platform_scaffold_repository for the build file and CI job, platform_grant_repo_access and platform_sync_repos so ' +
+  'pds can see it, then platform_deploy_service with action=onboard. Retire and delete need a confirmation value ' +
+  'that the first call returns. Tools come in toolsets (?toolsets= on the MCP URL): observe, deploy, repos, scaffold ' +
+  '(the default), tenants, catalog, or all.';
 
 // The SDK would build an Ajv instance per Server (about 150 µs); stateless HTTP makes a Server per request, so share one.
 const schemaValidator = new AjvJsonSchemaValidator();
 
+type JsonSchema = { [key: string]: unknown };
+
+/**
+ * A JSON Schema as listed: zod's output without what carries no information for a client — `$schema` (2020-12 is
+ * MCP's default dialect), the ±2^53 bounds zod gives every integer, `propertyNames: {type: string}` (JSON keys are
+ * strings) and, in output schemas, `additionalProperties: false` (a client must tolerate new result fields anyway)
+ * and field descriptions (the tool description says what the result means and what to call next).
+ */
+function listedSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+  const strip = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(strip);
+    if (!node || typeof node !== 'object') return node;
+    const out: JsonSchema = {};
+    for (const [key, value] of Object.entries(node as JsonSchema)) {
+      if (key === '$schema') continue;
+      if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+      if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+      if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
+      if (io === 'output' && ((key === 'additionalProperties' && value === false) || (key === 'description' && typeof value === 'string'))) continue;
+      out[key] = strip(value);
+    }
+    return out;
+  };
+  return strip(z.toJSONSchema(schema, { io })) as Tool['inputSchema'];
+}
+
+/**
+ * A tool's annotations as listed: `title` is the tool's own `title`, and `openWorldHint: true` and
+ * `idempotentHint: false` are what MCP assumes when a hint is absent. `readOnlyHint` and `destructiveHint` are always
+ * stated, so a client that does not apply the defaults still sees which tools change or destroy.
+ */
+function listedAnnotations(tool: AnyTool): Tool['annotations'] {
+  const { title: _sameAsTitle, ...annotations } = tool.annotations;
+  if (annotations.openWorldHint === true) delete annotations.openWorldHint;
+  if (annotations.idempotentHint === false) delete annotations.idempotentHint;
+  return annotations;
+}
+
+/** Tools whose result is a submitted workflow (`workflowName` to follow): the result shape clients act on. */
+function submitsWorkflow(tool: AnyTool): boolean {
+  return tool.operation !== undefined || tool.dispatch !== undefined;
+}
+
 const listings = new WeakMap<readonly AnyTool[], Tool[]>();
 /**
  * The `tools/list` entries for a set of tools (MCP spec "Tools": name, title, description, `inputSchema`,
- * `outputSchema` as JSON Schema 2020-12, annotations), converted once per tool set and cached.
+ * annotations), converted once per tool set and cached. Only tools that submit a workflow list an `outputSchema`:
+ * their result is what a client acts on (the workflow to follow); every other result is self-describing JSON whose
+ * schema is in `/openapi.yaml`. Every result still carries `structuredContent`. This keeps the default toolsets'
+ * listing within the 24 KB budget of issue 11 (test/e2e/mcp-toolsets.test.ts prints the sizes).
  */
 export function toolListing(tools: readonly AnyTool[]): Tool[] {
   let listing = listings.get(tools);
@@ -54,9 +132,9 @@ export function toolListing(tools: readonly AnyTool[]): Tool[] {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: z.toJSONSchema(tool.input, { io: 'input' }) as Tool['inputSchema'],
-      outputSchema: z.toJSONSchema(tool.output, { io: 'output' }) as Tool['outputSchema'],
-      annotations: { title: tool.title, ...tool.annotations },
+      inputSchema: listedSchema(tool.input, 'input'),
+      ...(submitsWorkflow(tool) && { outputSchema: listedSchema(tool.output, 'output') as Tool['outputSchema'] }),
+      annotations: listedAnnotations(tool),
     }));
     listings.set(tools, listing);
   }
@@ -78,14 +156,6 @@ function toolIndex(tools: readonly AnyTool[]): Map<string, AnyTool> {
   return index;
 }
 
-const readTools = new WeakMap<readonly AnyTool[], AnyTool[]>();
-/** The `read` tools of a set, computed once per set (so its listing is cached too). */
-function readOnlyView(tools: readonly AnyTool[]): AnyTool[] {
-  let view = readTools.get(tools);
-  if (!view) readTools.set(tools, (view = tools.filter((t) => t.kind === 'read')));
-  return view;
-}
-
 /**
  * The JSON-RPC answer for an MCP request that was refused before it reached a tool (the 300/min route limit): a single
  * `tools/call` request gets a tool result with `isError: true` and the refusal (which says when to retry), so an agent
@@ -100,65 +170,95 @@ export function refusedToolCall(body: unknown, err: PlatformError): { jsonrpc: '
   return { jsonrpc: '2.0', id: message.id, result: errorResult(err) };
 }
 
+/** What the sealed `requestState` of an `input_required` answer carries: the call it belongs to and the handler's state. */
+interface SealedState {
+  tool: string;
+  caller: string;
+  state: unknown;
+}
+
+/** Seals and checks `requestState` (HMAC-SHA256, 10 minutes); one per secret, shared by every per-request server. */
+const codecs = new WeakMap<Uint8Array, ReturnType<typeof createRequestStateCodec<SealedState>>>();
+function stateCodec(secret: Uint8Array): ReturnType<typeof createRequestStateCodec<SealedState>> {
+  let codec = codecs.get(secret);
+  if (!codec) {
+    // A key of its own, derived from the secret, so a sealed state can never pass for another HMAC made with it.
+    const key = createHmac('sha256', secret).update('pds MCP requestState').digest();
+    codecs.set(secret, (codec = createRequestStateCodec<SealedState>({ key, ttlSeconds: 600 })));
+  }
+  return codec;
+}
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /** Hide write tools from `tools/list` (a call to one still reaches `call`, whose invoke() refuses it). */
+  readOnly?: boolean;
+  log?: Logger;
+  /** pds base URL, for the icon in the server info. */
+  baseUrl: string;
+  /** Who is calling (the user id), so a sealed `requestState` is only accepted back from the same caller. */
+  caller: string;
+  /** Key (≥ 32 bytes) that seals `requestState` of `input_required` answers; the same on every replica. */
+  stateSecret: Uint8Array;
+}
+
+/** The {@link CallInteraction} of one `tools/call`, over the SDK's request context. */
+function interactionOf(server: Server, ctx: ServerContext, sealed: SealedState | undefined): CallInteraction {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  // Declared in `initialize` (2025-11-25) or, for 2026-07-28, in the request's envelope (the SDK seeds both here).
+  const capabilities = server.getClientCapabilities();
+  return {
+    signal: ctx.mcpReq.signal,
+    wantsProgress: progressToken !== undefined,
+    progress: async (progress, total, message) => {
+      if (progressToken === undefined) return;
+      await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+    },
+    canAsk: capabilities?.elicitation !== undefined,
+    answer: (key) => {
+      const view = inputResponse(ctx.mcpReq.inputResponses, key);
+      return (view.kind === 'missing' || view.kind === 'elicit' ? view : { kind: 'other' }) as Answer;
+    },
+    state: sealed?.state,
+  };
+}
+
 /**
  * An MCP server (one per connection or, for stateless HTTP, per request) that lists `tools` and calls them through
- * `call`. With `readOnly`, write tools are not listed; a call to one still reaches `call`, whose invoke() refuses it
- * with the read-only message. Cheap to construct: no schema work happens here.
+ * `call`. A name outside `tools` (another toolset, or none) is an unknown tool. Cheap to construct: no schema work
+ * happens here.
  */
-export function createMcpServer(
-  tools: readonly AnyTool[],
-  call: ToolCaller,
-  options: { readOnly?: boolean; log?: Logger } = {},
-): Server {
+export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, options: McpServerOptions): Server {
   const byName = toolIndex(tools);
-  const listing = toolListing(options.readOnly ? readOnlyView(tools) : tools);
-  const server = new Server(SERVER_INFO, {
+  const listing = toolListing(options.readOnly ? tools.filter((t) => t.kind === 'read') : tools);
+  const codec = stateCodec(options.stateSecret);
+  const server = new Server(serverInfo(options.baseUrl), {
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: schemaValidator,
+    requestState: { verify: codec.verify },
   });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/list', async () => ({ tools: listing }));
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       return { isError: true, content: [{ type: 'text', text: `unknown tool "${request.params.name}"; see tools/list` }] };
     }
+    const sealed = ctx.mcpReq.requestState<SealedState>();
+    if (sealed && (sealed.tool !== tool.name || sealed.caller !== options.caller)) {
+      return { isError: true, content: [{ type: 'text', text: 'the answers belong to another call; call the tool again' }] };
+    }
     try {
-      const output = (await call(tool, request.params.arguments ?? {})) as Record<string, unknown>;
+      const output = (await call(tool, request.params.arguments ?? {}, interactionOf(server, ctx, sealed))) as Record<string, unknown>;
       return { content: [{ type: 'text', text: outputJson(output) }], structuredContent: output };
     } catch (err) {
-      return errorResult(err, options.log);
+      if (!(err instanceof InputRequired)) return errorResult(err, options.log);
+      const inputRequests = Object.fromEntries(
+        Object.entries(err.questions).map(([key, question]) => [key, inputRequired.elicit(question)]),
+      );
+      const requestState = await codec.mint({ tool: tool.name, caller: options.caller, state: err.state });
+      return inputRequired({ inputRequests, requestState });
     }
   });
   return server;
-}
-
-/**
- * Serve one Streamable HTTP request statelessly with JSON responses (MCP spec "Streamable HTTP"; no sessions, so
- * any replica can answer). The caller has already authenticated the request.
- * @param body the parsed JSON-RPC body.
- */
-export async function handleMcpHttpRequest(
-  server: Server,
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: unknown,
-): Promise<void> {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body);
-}
-
-/** Serve MCP over stdio until the input closes (`pds mcp`). */
-export async function serveMcpStdio(server: Server): Promise<void> {
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
-  });
-  await server.connect(transport);
-  await closed;
 }

@@ -23,6 +23,7 @@ export const listRepos = defineTool({
   rest: { method: 'GET', path: '/api/v1/repos' },
   access: { tenant: (i) => i.team, role: 'viewer' },
   kind: 'read',
+  toolset: 'repos',
   annotations: { idempotentHint: true, openWorldHint: true },
   handler: async ({ team }, { platform }) => {
     const items = await platform.codeHost.listRepositories(team);
@@ -50,6 +51,7 @@ export const syncRepos = defineTool({
   rest: { method: 'POST', path: '/api/v1/repos/sync' },
   access: { tenant: (i) => i.team, role: 'member' },
   kind: 'write',
+  toolset: 'repos',
   annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ team, user }, { platform, identity }) => {
     const { repositories, added } = await platform.codeHost.syncRepositories(team, user ?? identity.userId);
@@ -77,6 +79,7 @@ export const grantRepoAccess = defineTool({
   rest: { method: 'POST', path: '/api/v1/repos/grant-access' },
   access: { tenant: (i) => i.team_name, role: 'member' },
   kind: 'write',
+  toolset: 'repos',
   annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ team_name, repo }, { platform }) => {
     const { url } = await platform.codeHost.grantAccessUrl(team_name, repo);

@@ -14,6 +14,7 @@ export const getResources = defineTool({
   rest: { method: 'GET', path: '/api/v1/resources/{tenant}' },
   access: { tenant: (i) => i.tenant, role: 'viewer' },
   kind: 'read',
+  toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: true },
   handler: ({ tenant }, { platform }) => platform.backend.resources(tenant),
 });

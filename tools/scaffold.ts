@@ -125,6 +125,7 @@ export const scaffoldRepository = defineTool({
   rest: { method: 'POST', path: '/api/v1/scaffold' },
   access: 'authenticated',
   kind: 'read',
+  toolset: 'scaffold',
   annotations: { idempotentHint: true, openWorldHint: true },
   handler: async (input, ctx) => {
     let snapshot: RepoSnapshot;
@@ -180,6 +181,7 @@ export const listTemplates = defineTool({
   rest: { method: 'GET', path: '/api/v1/templates' },
   access: 'authenticated',
   kind: 'read',
+  toolset: 'scaffold',
   annotations: { idempotentHint: true, openWorldHint: false },
   handler: async () => {
     const items = templateCatalogue();

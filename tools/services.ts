@@ -20,6 +20,7 @@ export const listServices = defineTool({
   rest: { method: 'GET', path: '/api/v1/services' },
   access: 'authenticated',
   kind: 'read',
+  toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: false },
   handler: async ({ team }, { platform, identity }) => {
     let items: Service[];
@@ -45,6 +46,7 @@ export const getService = defineTool({
   rest: { method: 'GET', path: '/api/v1/services/{team}/{app}' },
   access: { tenant: (i) => i.team, role: 'viewer' },
   kind: 'read',
+  toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: false },
   handler: async ({ team, app }, { platform }) => {
     const service = await platform.backend.getService(team, app);
@@ -65,6 +67,7 @@ export const getStatus = defineTool({
   rest: { method: 'GET', path: '/api/v1/status/{team}/{app}' },
   access: { tenant: (i) => i.team, role: 'viewer' },
   kind: 'read',
+  toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: true },
   handler: ({ team, app }, { platform }) => platform.backend.status(team, app),
 });

@@ -16,6 +16,7 @@ export const listTenants = defineTool({
   rest: { method: 'GET', path: '/api/v1/tenants' },
   access: 'admin',
   kind: 'read',
+  toolset: 'tenants',
   annotations: { idempotentHint: true, openWorldHint: false },
   handler: async (_input, { platform }) => {
     const items = await platform.backend.listTenants();
@@ -34,6 +35,7 @@ export const getTenant = defineTool({
   rest: { method: 'GET', path: '/api/v1/tenants/{name}' },
   access: { tenant: (i) => i.name, role: 'viewer' },
   kind: 'read',
+  toolset: 'tenants',
   annotations: { idempotentHint: true, openWorldHint: false },
   handler: async ({ name }, { platform }) => {
     const tenant = await platform.backend.getTenant(name);

@@ -35,6 +35,7 @@ export const getWorkflow = defineTool({
   rest: { method: 'GET', path: '/api/v1/workflows/{name}' },
   access: 'authenticated',
   kind: 'read',
+  toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: true },
   handler: async ({ name }, { platform, identity }) => {
     let audit = await platform.audit.get(name);
@@ -68,6 +69,7 @@ export const listAudit = defineTool({
   rest: { method: 'GET', path: '/api/v1/audit' },
   access: 'authenticated',
   kind: 'read',
+  toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: false },
   handler: async (_input, { platform, identity }) => {
     const tenants = await visibleTenants(platform.backend, identity);

@@ -47,6 +47,8 @@ export interface OperationContract<Id extends string = string, P = unknown> {
   id: Id;
   /** MCP tool name, `platform_<verb>_<noun>`. */
   tool: string;
+  /** The MCP toolset the tool is listed in (`tools/toolsets.ts`): `deploy` for a service's lifecycle, `tenants`. */
+  toolset: 'deploy' | 'tenants';
   /** Short title for the tool and the docs. */
   title: string;
   /** SPEC.md "Operation definition" `displayName`. */

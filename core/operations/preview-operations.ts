@@ -11,6 +11,7 @@ import { checkCombinedName, ComponentNameParam, TeamNameParam, TtlHoursParam } f
 
 export const deployPreview = defineOperation({
   id: 'preview-deploy',
+  toolset: 'deploy',
   tool: 'platform_deploy_preview',
   title: 'Open a preview environment',
   displayName: 'Deploy Preview',
@@ -37,6 +38,7 @@ export const deployPreview = defineOperation({
 
 export const deletePreview = defineOperation({
   id: 'preview-delete',
+  toolset: 'deploy',
   tool: 'platform_delete_preview',
   title: 'Remove a preview environment',
   displayName: 'Delete Preview',

@@ -60,6 +60,7 @@ const serviceTarget = (p: ServiceTarget) => ({ team: p.team_name, service: p.com
 
 export const deployService = defineOperation<'deploy-service', z.ZodObject, DeployServiceParams>({
   id: 'deploy-service',
+  toolset: 'deploy',
   tool: 'platform_deploy_service',
   title: 'Deploy, onboard or reconfigure a service',
   displayName: 'Deploy Service',
@@ -121,6 +122,7 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
 
 export const provisionDatabase = defineOperation({
   id: 'provision-database',
+  toolset: 'deploy',
   tool: 'platform_provision_database',
   title: 'Provision a database for a service',
   displayName: 'Provision Database',
@@ -146,6 +148,7 @@ export const provisionDatabase = defineOperation({
 
 export const retireService = defineOperation({
   id: 'retire-service',
+  toolset: 'deploy',
   tool: 'platform_retire_service',
   title: 'Retire a service permanently',
   displayName: 'Retire Service',
@@ -167,6 +170,7 @@ export const retireService = defineOperation({
 
 export const rollbackService = defineOperation({
   id: 'rollback-service',
+  toolset: 'deploy',
   tool: 'platform_rollback_service',
   title: 'Roll a service back to an earlier image tag',
   displayName: 'Rollback Service',

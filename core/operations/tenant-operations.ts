@@ -5,6 +5,7 @@ import { QuantityParam, TeamNameParam, UserListParam } from './parameters.js';
 
 export const createTenant = defineOperation({
   id: 'create-tenant',
+  toolset: 'tenants',
   tool: 'platform_create_tenant',
   title: 'Create a tenant',
   displayName: 'Create Tenant',
@@ -35,6 +36,7 @@ export const createTenant = defineOperation({
 
 export const deleteTenant = defineOperation({
   id: 'delete-tenant',
+  toolset: 'tenants',
   tool: 'platform_delete_tenant',
   title: 'Delete a tenant and everything in it',
   displayName: 'Delete Tenant',

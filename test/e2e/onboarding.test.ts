@@ -1,10 +1,10 @@
 /**
  * SPEC.md "First-time onboarding sequence", steps 4-6, against a started pds: once over REST (as curl and CI would)
- * and once over MCP (the SDK's Client over Streamable HTTP, as an agent would).
+ * and over MCP (as an agent would) with every client of test/helpers/mcp-clients.ts: the v1 and v2 SDK clients over
+ * Streamable HTTP, on protocol 2025-11-25 and 2026-07-28.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENTS, connectHttp, textOf } from '../helpers/mcp-clients.js';
 import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
@@ -96,31 +96,28 @@ describe('onboarding over REST', () => {
   });
 });
 
-describe('onboarding over MCP (Streamable HTTP)', () => {
-  async function connect(user: string): Promise<Client> {
-    const client = new Client({ name: 'e2e', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${pds.url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${await pds.token(user)}` } },
-    });
-    await client.connect(transport);
-    return client;
-  }
+describe.each(CLIENTS)('onboarding over MCP (Streamable HTTP), $name', (kind) => {
+  // Each client onboards a service of its own, so the three runs do not see each other's work.
+  const app = `api${CLIENTS.indexOf(kind) + 1}`;
+  const connect = async (user: string, toolsets = 'all') =>
+    connectHttp(kind, `${pds.url}/mcp?toolsets=${toolsets}`, { Authorization: `Bearer ${await pds.token(user)}` });
 
   it('runs onboarding with tools and gets structured results equal to the REST bodies', async () => {
-    const client = await connect('alice');
+    const client = await connect('alice', 'observe,deploy,repos');
     try {
+      expect(client.protocol).toBe(kind.protocol);
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      for (const expected of ['platform_deploy_service', 'platform_grant_repo_access', 'platform_sync_repos', 'platform_get_status', 'platform_execute_operation']) {
+      for (const expected of ['platform_deploy_service', 'platform_grant_repo_access', 'platform_sync_repos', 'platform_get_status']) {
         expect(names).toContain(expected);
       }
 
       // Step 3: grant access and sync.
-      const grant = await client.callTool({ name: 'platform_grant_repo_access', arguments: { team_name: 'acme', repo: 'acme/api' } });
+      const grant = await client.callTool({ name: 'platform_grant_repo_access', arguments: { team_name: 'acme', repo: `acme/${app}` } });
       expect(grant.isError).toBeFalsy();
-      expect((grant.structuredContent as any).url).toMatch(/^https:\/\/github\.com\/apps\/[^/]+\/installations\/new/);
+      expect(grant.structuredContent.url).toMatch(/^https:\/\/github\.com\/apps\/[^/]+\/installations\/new/);
       const sync = await client.callTool({ name: 'platform_sync_repos', arguments: { team: 'acme' } });
-      expect((sync.structuredContent as any).added).toEqual(['acme/api']);
+      expect(sync.structuredContent.added).toEqual([`acme/${app}`]);
 
       // Step 4.
       const onboard = await client.callTool({
@@ -128,8 +125,8 @@ describe('onboarding over MCP (Streamable HTTP)', () => {
         arguments: {
           action: 'onboard',
           team_name: 'acme',
-          component_name: 'api',
-          dockerfile_repo: 'acme/api',
+          component_name: app,
+          dockerfile_repo: `acme/${app}`,
           git_tag: '0.1.0',
           port: '8000',
           service_template: 'default',
@@ -144,20 +141,20 @@ describe('onboarding over MCP (Streamable HTTP)', () => {
       let audit: any;
       for (let i = 0; i < 500; i++) {
         const wf = await client.callTool({ name: 'platform_get_workflow', arguments: { name: workflowName } });
-        audit = (wf.structuredContent as any).audit;
+        audit = wf.structuredContent.audit;
         if (audit.status !== 'submitted') break;
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(audit.status).toBe('succeeded');
-      const mcpStatus = await client.callTool({ name: 'platform_get_status', arguments: { team: 'acme', app: 'api' } });
-      const restStatus = await pds.api('alice', 'GET', '/api/v1/status/acme/api');
+      const mcpStatus = await client.callTool({ name: 'platform_get_status', arguments: { team: 'acme', app } });
+      const restStatus = await pds.api('alice', 'GET', `/api/v1/status/acme/${app}`);
       expect(mcpStatus.structuredContent).toEqual(restStatus.body);
-      expect(JSON.parse((mcpStatus.content as any)[0].text)).toEqual(restStatus.body);
+      expect(JSON.parse(textOf(mcpStatus))).toEqual(restStatus.body);
       expect(restStatus.body.argocd).toMatchObject({ syncStatus: 'Synced', healthStatus: 'Healthy' });
 
       // The health check path was used by the sandbox's verification step.
-      const logs = await client.callTool({ name: 'platform_get_logs', arguments: { team: 'acme', app: 'api', lines: 1000 } });
-      expect((logs.structuredContent as any).lines.map((l: any) => l.line).join('\n')).toContain('/api/health');
+      const logs = await client.callTool({ name: 'platform_get_logs', arguments: { team: 'acme', app, lines: 1000 } });
+      expect(logs.structuredContent.lines.map((l: any) => l.line).join('\n')).toContain('/api/health');
     } finally {
       await client.close();
     }
@@ -172,26 +169,28 @@ describe('onboarding over MCP (Streamable HTTP)', () => {
       const rest = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', args);
       expect(rest.status).toBe(400);
       expect(bad.isError).toBe(true);
-      expect((bad.content as any)[0].text).toBe(rest.body.error);
+      expect(textOf(bad)).toBe(rest.body.error);
       expect(rest.body.error).toMatch(/git_tag: must be a SemVer tag/);
 
       const missing = await alice.callTool({ name: 'platform_get_status', arguments: { team: 'acme', app: 'nope' } });
       expect(missing.isError).toBe(true);
-      expect((missing.content as any)[0].text).toBe('GitOps application not found: acme-nope');
+      expect(textOf(missing)).toBe('GitOps application not found: acme-nope');
 
       const denied = await mallory.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' } });
       expect(denied.isError).toBe(true);
-      expect((denied.content as any)[0].text).toBe('access denied to this tenant');
+      expect(textOf(denied)).toBe('access denied to this tenant');
 
       const generic = await alice.callTool({ name: 'platform_execute_operation', arguments: { name: 'nope', parameters: {} } });
       expect(generic.isError).toBe(true);
-      expect((generic.content as any)[0].text).toMatch(/^operation not found: "nope"/);
+      expect(textOf(generic)).toMatch(/^operation not found: "nope"/);
     } finally {
       await alice.close();
       await mallory.close();
     }
   });
+});
 
+describe('MCP without a token', () => {
   it('refuses MCP without a token with 401 and a WWW-Authenticate challenge', async () => {
     const res = await fetch(`${pds.url}/mcp`, {
       method: 'POST',

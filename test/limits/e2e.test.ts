@@ -4,9 +4,8 @@
  * over REST and over MCP sharing one budget.
  */
 import { randomUUID } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CLIENTS, connectHttp, textOf } from '../helpers/mcp-clients.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startDexFixture, type DexFixture } from '../fixtures/dex.js';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
@@ -150,15 +149,14 @@ describe('20 write calls per minute per user', () => {
     expect((await send(`${pds.url}/api/v1/operations`, { headers })).status).toBe(200);
   });
 
-  it('refuses the 21st write over MCP as an isError tool result, sharing the budget with REST', async () => {
+  it.each(CLIENTS)('refuses the 21st write over MCP as an isError tool result, sharing the budget with REST ($name)', async (kind) => {
     const user = unique('root');
     const headers = await bearer(user, ['platform-admins']);
     for (let i = 0; i < 10; i++) {
       const res = await send(`${pds.url}/api/v1/operations/create-tenant/execute`, { method: 'POST', headers, body: { team_name: tenant(i) } });
       expect(res.status).toBe(200);
     }
-    const client = new Client({ name: 'limits-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${pds.url}/mcp`), { requestInit: { headers } }));
+    const client = await connectHttp(kind, `${pds.url}/mcp?toolsets=all`, headers);
     try {
       for (let i = 10; i < 20; i++) {
         const ok = await client.callTool({ name: 'platform_create_tenant', arguments: { team_name: tenant(i) } });
@@ -166,7 +164,7 @@ describe('20 write calls per minute per user', () => {
       }
       const refused = await client.callTool({ name: 'platform_create_tenant', arguments: { team_name: tenant(21) } });
       expect(refused.isError).toBe(true);
-      expect((refused.content as { text: string }[])[0]!.text).toMatch(/^write limit exceeded: 20 write calls per minute per user; retry in \d+ s$/);
+      expect(textOf(refused)).toMatch(/^write limit exceeded: 20 write calls per minute per user; retry in \d+ s$/);
       // The generic tool counts the same (once per call).
       const generic = await client.callTool({ name: 'platform_execute_operation', arguments: { name: 'create-tenant', parameters: { team_name: tenant(22) } } });
       expect(generic.isError).toBe(true);

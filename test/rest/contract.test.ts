@@ -1,15 +1,16 @@
 /**
  * The published contract: the OpenAPI document validates and covers every REST-bound tool; every tool's MCP listing
- * (name, annotations, input and output JSON Schema) is snapshotted, so a renamed field shows up as a diff in review.
+ * (name, annotations, input JSON Schema, and the output JSON Schema of tools that submit a workflow) is snapshotted,
+ * and so is the OpenAPI document with every REST tool's response schema, so a renamed field shows up as a diff in
+ * review. The MCP listing is read by every client of test/helpers/mcp-clients.ts.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../tools/registry.js';
 import { toolListing } from '../../tools/mcp.js';
 import { openApiYaml } from '../../rest/openapi.js';
+import { CLIENTS, connectHttp } from '../helpers/mcp-clients.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
@@ -71,25 +72,24 @@ describe('OpenAPI', () => {
   });
 });
 
-describe('MCP tool listing', () => {
+describe.each(CLIENTS)('MCP tool listing, $name', (kind) => {
   it('lists every tool with title, description, object schemas and annotations; snapshot of the published schemas', async () => {
-    const client = new Client({ name: 'contract', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${pds.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${await pds.token('alice')}` } },
-      }),
-    );
+    const client = await connectHttp(kind, `${pds.url}/mcp?toolsets=all`, { Authorization: `Bearer ${await pds.token('alice')}` });
     const { tools } = await client.listTools();
     await client.close();
     expect(tools.map((t) => t.name).sort()).toEqual(allTools.map((t) => t.name).sort());
+    const defined = new Map(allTools.map((t) => [t.name, t]));
     for (const tool of tools) {
       expect(tool.name).toMatch(/^platform_[a-z]+(_[a-z]+)+$/);
       expect(tool.title).toBeTruthy();
       expect(tool.description!.length).toBeGreaterThan(60);
       expect(tool.inputSchema.type).toBe('object');
-      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.inputSchema).not.toHaveProperty('$schema'); // 2020-12 is MCP's default dialect
+      // Tools that submit a workflow list the result clients act on; other results are described by /openapi.yaml.
+      const submits = defined.get(tool.name)!.operation !== undefined || tool.name === 'platform_execute_operation';
+      expect(tool.outputSchema?.type).toBe(submits ? 'object' : undefined);
       expect(typeof tool.annotations?.readOnlyHint).toBe('boolean');
-      expect(typeof tool.annotations?.openWorldHint).toBe('boolean');
+      if (!tool.annotations?.readOnlyHint) expect(typeof tool.annotations?.destructiveHint).toBe('boolean');
       for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
         expect((schema as any).description, `${tool.name}.${field}`).toBeTruthy();
       }
@@ -102,7 +102,9 @@ describe('MCP tool listing', () => {
       await expect(JSON.stringify(listed, null, 2) + '\n').toMatchFileSnapshot(`__toolsnaps__/${listed.name}.json`);
     }
   });
+});
 
+describe('MCP tool schemas', () => {
   it('operation tools use the operation parameter names, read tools the REST parameter names', () => {
     const byName = Object.fromEntries(toolListing(allTools).map((t) => [t.name, t]));
     expect(Object.keys(byName.platform_get_logs!.inputSchema.properties!)).toEqual(['team', 'app', 'lines', 'since']);
@@ -113,16 +115,11 @@ describe('MCP tool listing', () => {
   });
 });
 
-describe('read-only mode', () => {
+describe.each(CLIENTS)('read-only mode, $name', (kind) => {
   it('hides write tools from MCP and refuses writes over REST', async () => {
     const ro = await startTestServer({ PDS_READ_ONLY: 'true' });
     try {
-      const client = new Client({ name: 'ro', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${ro.url}/mcp`), {
-          requestInit: { headers: { Authorization: `Bearer ${await ro.token('root')}` } },
-        }),
-      );
+      const client = await connectHttp(kind, `${ro.url}/mcp?toolsets=all`, { Authorization: `Bearer ${await ro.token('root')}` });
       const { tools } = await client.listTools();
       const call = await client.callTool({ name: 'platform_deploy_service', arguments: {} });
       await client.close();

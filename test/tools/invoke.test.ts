@@ -181,6 +181,7 @@ describe('the inventory', () => {
       output: z.object({}),
       access: 'authenticated',
       kind: 'read',
+      toolset: 'observe',
       annotations: {},
       handler: async () => ({}),
     });

@@ -76,6 +76,7 @@ export const listOperations = defineTool({
   rest: { method: 'GET', path: '/api/v1/operations' },
   access: 'authenticated',
   kind: 'read',
+  toolset: 'catalog',
   annotations: { idempotentHint: true, openWorldHint: false },
   handler: async () => CATALOG,
 });
@@ -91,6 +92,7 @@ export const getOperation = defineTool({
   rest: { method: 'GET', path: '/api/v1/operations/{name}' },
   access: 'authenticated',
   kind: 'read',
+  toolset: 'catalog',
   annotations: { idempotentHint: true, openWorldHint: false },
   handler: async ({ name }) => describeOperation(findOperationTool(name)),
 });
@@ -113,6 +115,7 @@ export const executeOperation = defineTool({
   output: ExecuteResult,
   access: 'authenticated',
   kind: 'write',
+  toolset: 'catalog',
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
   dispatch: ({ name, parameters }) => ({ tool: findOperationTool(name), input: parameters }),
   handler: async () => {

@@ -44,6 +44,7 @@ export function operationTool(contract: AnyOperationContract): AnyTool {
         ? 'admin'
         : { tenant: (i: Record<string, unknown>) => contract.target(i).team, role: contract.role },
     kind: 'write',
+    toolset: contract.toolset,
     annotations: { destructiveHint: contract.destructive, idempotentHint: false, openWorldHint: true },
     operation: contract,
     handler: (i, ctx) => executeOperation(contract, i as OperationInput, ctx),

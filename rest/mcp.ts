@@ -1,0 +1,141 @@
+/**
+ * The MCP endpoint, `POST /mcp` (SPEC.md "MCP"; MCP spec "Streamable HTTP"), as Koa middleware and routes around
+ * `tools/mcp-http.ts`. What this edge decides before the SDK sees a request:
+ *
+ * - **Origin** (MCP "Security": DNS rebinding): a request whose `Origin` is present and is neither the origin of
+ *   `PDS_BASE_URL` nor one of `PDS_ALLOWED_ORIGINS` gets 403. No `Origin` (every non-browser client) passes.
+ * - **Body**: read here, not by the REST body parser, so every failure is a JSON-RPC error body — not JSON → 400
+ *   `-32700`; too large → 413, unknown `Content-Encoding` → 415 (`-32600`) — and so a `__proto__` key in tool
+ *   arguments reaches invoke(), whose validation names it in an `isError` result.
+ * - **Batches**: a JSON array gets 400 `-32600` (JSON-RPC batching left MCP in 2025-06-18), so one POST is at most
+ *   one call and the 300/min limit counts calls.
+ * - **Toolsets**: `?toolsets=a,b` or `X-PDS-Toolsets: a,b`, within `PDS_TOOLSETS`; a bad selection gets 400 `-32602`.
+ */
+import Router from '@koa/router';
+import coBody from 'co-body';
+import type { Context, Middleware } from 'koa';
+import type { Identity } from '../auth/identity.js';
+import { isPlatformError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { Config } from '../config.js';
+import type { AnyTool } from '../tools/define.js';
+import type { CallInteraction } from '../tools/interaction.js';
+import { createMcpServer } from '../tools/mcp.js';
+import { createMcpHttpHandler } from '../tools/mcp-http.js';
+import { selectToolsets, toolsIn } from '../tools/toolsets.js';
+
+/** Largest MCP request body, after decompression (1 MiB, as for REST). */
+const BODY_LIMIT = '1mb';
+
+/** JSON-RPC error codes this edge answers with (JSON-RPC 2.0 §5.1). */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+
+/** Why the body of an MCP request could not be read, for the route to answer. */
+interface BodyFailure {
+  status: number;
+  code: number;
+  message: string;
+}
+
+const BODY_FAILURE = 'mcpBodyFailure';
+
+/** Answer with a JSON-RPC error response (HTTP `status`), echoing the request id when there is one. */
+function answerError(ctx: Context, status: number, code: number, message: string): void {
+  const body = ctx.request.body as { id?: unknown } | undefined;
+  const id = body && typeof body === 'object' && !Array.isArray(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+  ctx.status = status;
+  ctx.body = { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+/**
+ * Koa middleware that reads the JSON body of an MCP POST into `ctx.request.body` (gzip, deflate and br decoded;
+ * `__proto__` kept as an ordinary key). It never throws: a body that cannot be read is noted for the route, which
+ * answers it as a JSON-RPC error after authentication.
+ */
+export function readMcpBody(): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== 'POST') return next();
+    try {
+      const body: unknown = await coBody.json(ctx, { limit: BODY_LIMIT, strict: false, onProtoPoisoning: 'ignore' } as coBody.Options);
+      if (body === '') throw new SyntaxError('the body is empty');
+      ctx.request.body = body;
+    } catch (err) {
+      const e = err as { status?: number; message?: string };
+      const failure: BodyFailure =
+        e.status === 413
+          ? { status: 413, code: INVALID_REQUEST, message: `request body too large: at most ${BODY_LIMIT} of JSON` }
+          : e.status === 415
+            ? { status: 415, code: INVALID_REQUEST, message: `unsupported Content-Encoding "${ctx.get('content-encoding')}": send gzip, deflate, br or none` }
+            : { status: 400, code: PARSE_ERROR, message: `Parse error: the body is not JSON (${e.message ?? 'unreadable'})` };
+      ctx.state[BODY_FAILURE] = failure;
+    }
+    return next();
+  };
+}
+
+/** Whether `origin` (the `Origin` header) may call `/mcp`: absent, the base URL's own, or listed by the operator. */
+export function originAllowed(origin: string | undefined, config: Pick<Config, 'baseUrl' | 'allowedOrigins'>): boolean {
+  if (origin === undefined) return true;
+  const own = new URL(config.baseUrl).origin;
+  return origin === own || config.allowedOrigins.includes(origin);
+}
+
+/** What the MCP routes need; see `rest/app.ts`. */
+export interface McpRouteOptions {
+  /** Every tool; each request gets the ones in its toolsets. */
+  tools: readonly AnyTool[];
+  config: Config;
+  /** Runs one tool for the request's caller (invoke() with the app's dependencies). */
+  run: (tool: AnyTool, args: unknown, identity: Identity, interaction: CallInteraction) => Promise<unknown>;
+  /** Key that seals `requestState` of `input_required` answers (the confirm secret: the same on every replica). */
+  stateSecret: Uint8Array;
+  log?: Logger;
+}
+
+/**
+ * `POST /mcp` (authenticated by the app's middleware before it) and a 405 for other methods.
+ */
+export function mcpRouter(options: McpRouteOptions): Router {
+  const { tools, config } = options;
+  const serve = createMcpHttpHandler(options.log);
+  const router = new Router();
+  router.post('/mcp', async (ctx) => {
+    if (!originAllowed(ctx.get('origin') || undefined, config)) {
+      ctx.status = 403;
+      ctx.body = { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Origin ${ctx.get('origin')} is not allowed to call this MCP endpoint (PDS_ALLOWED_ORIGINS)` } };
+      return;
+    }
+    const failure = ctx.state[BODY_FAILURE] as BodyFailure | undefined;
+    if (failure) return answerError(ctx, failure.status, failure.code, failure.message);
+    if (Array.isArray(ctx.request.body)) {
+      return answerError(ctx, 400, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported (removed from MCP in 2025-06-18); send one message per POST');
+    }
+    let selected: AnyTool[];
+    try {
+      const requested = typeof ctx.query.toolsets === 'string' ? ctx.query.toolsets : ctx.get('x-pds-toolsets') || undefined;
+      selected = toolsIn(tools, selectToolsets(config.toolsets, requested));
+    } catch (err) {
+      if (!isPlatformError(err)) throw err;
+      return answerError(ctx, 400, INVALID_PARAMS, err.message);
+    }
+    const identity = ctx.state.identity as Identity;
+    const build = () =>
+      createMcpServer(selected, (tool, args, interaction) => options.run(tool, args, identity, interaction), {
+        readOnly: config.readOnly,
+        log: options.log,
+        baseUrl: config.baseUrl,
+        caller: identity.userId,
+        stateSecret: options.stateSecret,
+      });
+    ctx.respond = false;
+    await serve(ctx.req, ctx.res, ctx.request.body, build);
+  });
+  router.all('/mcp', (ctx) => {
+    ctx.status = 405;
+    ctx.set('Allow', 'POST');
+    ctx.body = { error: 'this MCP endpoint is stateless (no sessions, no SSE stream): send JSON-RPC with POST' };
+  });
+  return router;
+}
