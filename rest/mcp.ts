@@ -6,7 +6,7 @@
  *   `PDS_BASE_URL` nor one of `PDS_ALLOWED_ORIGINS` gets 403. No `Origin` (every non-browser client) passes.
  * - **Body**: read here, not by the REST body parser, so every failure is a JSON-RPC error body — not JSON → 400
  *   `-32700`; too large → 413, unknown `Content-Encoding` → 415 (`-32600`) — and so a `__proto__` key in tool
- *   arguments reaches invoke(), whose validation names it in an `isError` result.
+ *   arguments is answered with an `isError` result naming it (the SDK's parsing would drop it silently).
  * - **Batches**: a JSON array gets 400 `-32600` (JSON-RPC batching left MCP in 2025-06-18), so one POST is at most
  *   one call and the 300/min limit counts calls.
  * - **Toolsets**: `?toolsets=a,b` or `X-PDS-Toolsets: a,b`, within `PDS_TOOLSETS`; a bad selection gets 400 `-32602`.
@@ -20,7 +20,7 @@ import type { Logger } from '../core/logger.js';
 import type { Config } from '../config.js';
 import type { AnyTool } from '../tools/define.js';
 import type { CallInteraction } from '../tools/interaction.js';
-import { createMcpServer } from '../tools/mcp.js';
+import { createMcpServer, protoKeyToolCall } from '../tools/mcp.js';
 import { createMcpHttpHandler } from '../tools/mcp-http.js';
 import { selectToolsets, toolsIn } from '../tools/toolsets.js';
 
@@ -111,6 +111,11 @@ export function mcpRouter(options: McpRouteOptions): Router {
     if (failure) return answerError(ctx, failure.status, failure.code, failure.message);
     if (Array.isArray(ctx.request.body)) {
       return answerError(ctx, 400, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported (removed from MCP in 2025-06-18); send one message per POST');
+    }
+    const refused = protoKeyToolCall(ctx.request.body);
+    if (refused) {
+      ctx.body = refused;
+      return;
     }
     let selected: AnyTool[];
     try {

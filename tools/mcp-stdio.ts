@@ -13,7 +13,7 @@ import type { Readable, Writable } from 'node:stream';
 import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { silentLogger, type Logger } from '../core/logger.js';
-import type { McpServerBuilder } from './mcp.js';
+import { protoKeyToolCall, type McpServerBuilder } from './mcp.js';
 
 /** How long the end of the input waits for requests still being answered, in milliseconds. */
 const DRAIN_TIMEOUT_MS = 60_000;
@@ -64,6 +64,11 @@ export class LineTransport implements Transport {
     }
     if (Array.isArray(value)) {
       this.reject(null, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per line');
+      return;
+    }
+    const refused = protoKeyToolCall(value);
+    if (refused) {
+      void this.write(refused);
       return;
     }
     let message: JSONRPCMessage;

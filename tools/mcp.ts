@@ -16,6 +16,7 @@
 import { createHmac } from 'node:crypto';
 import {
   createRequestStateCodec,
+  PROTOCOL_VERSION_META_KEY,
   inputRequired,
   inputResponse,
   Server,
@@ -156,18 +157,62 @@ function toolIndex(tools: readonly AnyTool[]): Map<string, AnyTool> {
   return index;
 }
 
+type JsonRpcId = string | number;
+/** A JSON-RPC response carrying a tool result. */
+export interface ToolCallAnswer {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result: CallToolResult & { resultType?: 'complete' };
+}
+
+/**
+ * A `tools/call` answered with an `isError` result without reaching the SDK, or `undefined` when `body` is not a
+ * single `tools/call` request. A 2026-07-28 request (its `_meta` names the protocol version) gets the `resultType`
+ * that revision requires; the server identity `_meta` is a SHOULD and is left out.
+ */
+function toolCallAnswer(body: unknown, message: string): ToolCallAnswer | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const request = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown> } };
+  if (request.jsonrpc !== '2.0' || request.method !== 'tools/call') return undefined;
+  if (typeof request.id !== 'string' && typeof request.id !== 'number') return undefined;
+  const modern = typeof request.params?._meta?.[PROTOCOL_VERSION_META_KEY] === 'string';
+  const result: ToolCallAnswer['result'] = { isError: true, content: [{ type: 'text', text: message }] };
+  return { jsonrpc: '2.0', id: request.id, result: modern ? { ...result, resultType: 'complete' } : result };
+}
+
 /**
  * The JSON-RPC answer for an MCP request that was refused before it reached a tool (the 300/min route limit): a single
  * `tools/call` request gets a tool result with `isError: true` and the refusal (which says when to retry), so an agent
  * can read it; anything else (`tools/list`, `initialize`, notifications) returns `undefined` and the HTTP error stands.
  * @param body the parsed HTTP body.
  */
-export function refusedToolCall(body: unknown, err: PlatformError): { jsonrpc: '2.0'; id: string | number; result: CallToolResult } | undefined {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const message = body as { jsonrpc?: unknown; id?: unknown; method?: unknown };
-  if (message.jsonrpc !== '2.0' || message.method !== 'tools/call') return undefined;
-  if (typeof message.id !== 'string' && typeof message.id !== 'number') return undefined;
-  return { jsonrpc: '2.0', id: message.id, result: errorResult(err) };
+export function refusedToolCall(body: unknown, err: PlatformError): ToolCallAnswer | undefined {
+  return toolCallAnswer(body, err.message);
+}
+
+/** Where `value` holds a `__proto__` key, as a dotted path (`parameters.__proto__`), or `undefined`. Iterative. */
+function protoKeyPath(value: unknown): string | undefined {
+  const pending: [unknown, string][] = [[value, '']];
+  while (pending.length) {
+    const [current, path] = pending.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    for (const key of Object.keys(current)) {
+      const here = path ? `${path}.${key}` : key;
+      if (key === '__proto__') return here;
+      pending.push([(current as Record<string, unknown>)[key], here]);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The answer to a `tools/call` whose arguments hold a `__proto__` key (as `JSON.parse` keeps it), or `undefined`.
+ * Checked before the SDK parses the message, because object assignment there turns the key into a prototype and
+ * invoke() would never see it: the agent gets an `isError` result naming the field, as for any other bad parameter.
+ */
+export function protoKeyToolCall(body: unknown): ToolCallAnswer | undefined {
+  const path = protoKeyPath((body as { params?: { arguments?: unknown } } | null)?.params?.arguments);
+  return path === undefined ? undefined : toolCallAnswer(body, `invalid parameters: ${path}: "__proto__" is not allowed as a parameter name`);
 }
 
 /** What the sealed `requestState` of an `input_required` answer carries: the call it belongs to and the handler's state. */
