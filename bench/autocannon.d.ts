@@ -18,6 +18,8 @@ declare module 'autocannon' {
     average: number;
     p50: number;
     p99: number;
+    /** Count of samples (for `requests`: requests completed). */
+    total: number;
   }
   interface Result {
     requests: Histogram;

@@ -1,7 +1,7 @@
 /**
  * The baseline: a bare Koa 3 server on 127.0.0.1, in its own process like pds. `GET /` answers "hello";
  * `GET /json?bytes=N` answers a prebuilt JSON document of N bytes (to separate the cost of moving pds's response
- * bodies from pds's own work). Reports its URL over IPC.
+ * bodies from pds's own work). Reports its URL over IPC; answers `cpu` with its CPU time.
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -24,4 +24,5 @@ await once(server, 'listening');
 process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
 process.on('message', (msg: { type: string }) => {
   if (msg.type === 'stop') server.close(() => process.exit(0));
+  if (msg.type === 'cpu') process.send!(process.cpuUsage());
 });

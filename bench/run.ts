@@ -41,6 +41,8 @@ interface Row {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU time (user + system) the server spent per request in the measured run, microseconds. */
+  cpuUs: number;
 }
 
 /**
@@ -99,6 +101,14 @@ interface Scenario {
   body?: string;
   /** One header set per user; rotated request by request. */
   headers: Record<string, string>[];
+  /** The process answering, asked for its CPU time around the measured run. */
+  server: ChildProcess;
+}
+
+/** CPU time a server process has used so far (user + system), microseconds, asked over IPC. */
+async function cpuOf(child: ChildProcess): Promise<number> {
+  const { user, system } = await ask<{ user: number; system: number }>(child, 'cpu');
+  return user + system;
 }
 
 async function drive(s: Scenario, seconds: number, connections: number): Promise<Row> {
@@ -110,7 +120,9 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
   };
   const options = { url: s.url, connections, pipelining: 1, requests: [request] };
   await autocannon({ ...options, duration: Math.min(2, seconds) }); // warm-up: JIT, caches, keep-alive
+  const cpuBefore = await cpuOf(s.server);
   const r = await autocannon({ ...options, duration: seconds });
+  const cpuUs = (await cpuOf(s.server)) - cpuBefore;
   return {
     name: s.name,
     rps: r.requests.average,
@@ -118,6 +130,7 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
     p99: r.latency.p99,
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
+    cpuUs: cpuUs / Math.max(1, r.requests.total),
   };
 }
 
@@ -177,6 +190,7 @@ export async function main(argv: string[]): Promise<number> {
     const proxied = { 'x-forwarded-for': '198.51.100.7' };
     const selfTokens = await selfIssued('self');
     const mcpTokens = await selfIssued('mcp');
+    const mcpModernTokens = await selfIssued('mcp2026');
     const pats = usersOf('pat').map((u, n) => {
       const token = `ghp_bench${String(n).padStart(6, '0')}${'x'.repeat(27)}`;
       gh.addToken(token, u, ['read:user']);
@@ -191,24 +205,49 @@ export async function main(argv: string[]): Promise<number> {
 
     // Sizes of pds's answers, for the bare-Koa rows that move a body of the same size.
     const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'platform_list_operations', arguments: {} } });
+    // The same call on protocol 2026-07-28: the per-request envelope in _meta and the standard headers (SEP-2243).
+    const mcpModernBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'platform_list_operations',
+        arguments: {},
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    });
+    const mcpModernHeaders = { ...mcpHeaders, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'platform_list_operations' };
     const restBytes = (await (await fetch(read, { headers: as(selfTokens)[0] })).text()).length;
-    const mcpBytes = (await (await fetch(`${pds.url}/mcp`, { method: 'POST', headers: as(selfTokens, mcpHeaders)[0], body: mcpBody })).text()).length;
+    const mcpBytes = (await (await fetch(`${pds.url}/mcp?toolsets=catalog`, { method: 'POST', headers: as(selfTokens, mcpHeaders)[0], body: mcpBody })).text()).length;
 
     const scenarios: Scenario[] = [
-      { name: 'bare Koa hello', url: hello.url, headers: [{}] },
-      { name: `bare Koa, ${(restBytes / 1024).toFixed(1)} KB JSON (REST read's size)`, url: `${hello.url}/json?bytes=${restBytes}`, headers: [{}] },
-      { name: `bare Koa, ${(mcpBytes / 1024).toFixed(1)} KB JSON (MCP answer's size)`, url: `${hello.url}/json?bytes=${mcpBytes}`, headers: [{}] },
-      { name: 'REST read, self-issued JWT', url: read, headers: as(selfTokens) },
-      { name: 'REST read, GitHub PAT', url: read, headers: as(pats) },
-      { name: 'REST read, Dex JWT', url: read, headers: as(dexTokens) },
+      { name: 'bare Koa hello', url: hello.url, headers: [{}], server: hello.child },
+      { name: `bare Koa, ${(restBytes / 1024).toFixed(1)} KB JSON (REST read's size)`, url: `${hello.url}/json?bytes=${restBytes}`, headers: [{}], server: hello.child },
+      { name: `bare Koa, ${(mcpBytes / 1024).toFixed(1)} KB JSON (MCP answer's size)`, url: `${hello.url}/json?bytes=${mcpBytes}`, headers: [{}], server: hello.child },
+      { name: 'REST read, self-issued JWT', url: read, headers: as(selfTokens), server: pds.child },
+      { name: 'REST read, GitHub PAT', url: read, headers: as(pats), server: pds.child },
+      { name: 'REST read, Dex JWT', url: read, headers: as(dexTokens), server: pds.child },
       {
         name: 'MCP tools/call (same read)',
-        url: `${pds.url}/mcp`,
+        url: `${pds.url}/mcp?toolsets=catalog`,
         method: 'POST',
         body: mcpBody,
         headers: as(mcpTokens, mcpHeaders),
+        server: pds.child,
       },
-      { name: 'REST read, self-issued, loopback-exempt', url: read, headers: as(selfTokens, {}) },
+      {
+        name: 'MCP tools/call, protocol 2026-07-28 (same read)',
+        url: `${pds.url}/mcp?toolsets=catalog`,
+        method: 'POST',
+        body: mcpModernBody,
+        headers: as(mcpModernTokens, mcpModernHeaders),
+        server: pds.child,
+      },
+      { name: 'REST read, self-issued, loopback-exempt', url: read, headers: as(selfTokens, {}), server: pds.child },
     ];
 
     const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim().toLowerCase());
@@ -223,9 +262,9 @@ export async function main(argv: string[]): Promise<number> {
 
     const base = rows[0]!.rps;
     const table = [
-      '| scenario | req/s | p50 ms | p99 ms | × bare Koa | non-2xx | errors |',
-      '|---|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / base).toFixed(2)} | ${r.non2xx} | ${r.errors} |`),
+      '| scenario | req/s | p50 ms | p99 ms | × bare Koa | server CPU µs/req | non-2xx | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / base).toFixed(2)} | ${Math.round(r.cpuUs)} | ${r.non2xx} | ${r.errors} |`),
     ].join('\n');
     const pdsRows = rows.filter((r) => !r.name.startsWith('bare Koa'));
     const ratio = (name: string) => (rows.find((r) => r.name === name)?.rps ?? Number.NaN) / base;
