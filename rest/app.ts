@@ -1,7 +1,8 @@
 /**
  * The Koa application: health, OpenAPI, docs, the REST routes of every tool and the MCP endpoint, all thin adapters
- * over invoke() (DESIGN.md). Middleware order: errors → body → public routes → (for `/api/v1` and `/mcp`)
- * authentication → per-user route limit → tool routes or MCP → JSON 404.
+ * over invoke() (DESIGN.md). Middleware order: errors → body (REST's parser, or for `/mcp` its own, which notes a
+ * bad body for a JSON-RPC answer; `rest/mcp.ts`) → public routes → (for `/api/v1` and `/mcp`) authentication →
+ * per-user route limit → tool routes or MCP → JSON 404.
  */
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';

@@ -15,12 +15,14 @@
  */
 import { createHmac } from 'node:crypto';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
   PROTOCOL_VERSION_META_KEY,
   inputRequired,
   inputResponse,
   Server,
   type CallToolResult,
+  type ClientCapabilities,
   type Implementation,
   type InputRequiredResult,
   type ServerContext,
@@ -234,6 +236,14 @@ function stateCodec(secret: Uint8Array): ReturnType<typeof createRequestStateCod
   return codec;
 }
 
+const readTools = new WeakMap<readonly AnyTool[], AnyTool[]>();
+/** The `read` tools of a set, computed once per set (so its listing is cached too). */
+function readOnlyView(tools: readonly AnyTool[]): AnyTool[] {
+  let view = readTools.get(tools);
+  if (!view) readTools.set(tools, (view = tools.filter((t) => t.kind === 'read')));
+  return view;
+}
+
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
   /** Hide write tools from `tools/list` (a call to one still reaches `call`, whose invoke() refuses it). */
@@ -250,8 +260,9 @@ export interface McpServerOptions {
 /** The {@link CallInteraction} of one `tools/call`, over the SDK's request context. */
 function interactionOf(server: Server, ctx: ServerContext, sealed: SealedState | undefined): CallInteraction {
   const progressToken = ctx.mcpReq._meta?.progressToken;
-  // Declared in `initialize` (2025-11-25) or, for 2026-07-28, in the request's envelope (the SDK seeds both here).
-  const capabilities = server.getClientCapabilities();
+  // 2026-07-28 declares them in each request's envelope; 2025-11-25 once, in `initialize` (none on stateless HTTP).
+  const envelope = ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
   return {
     signal: ctx.mcpReq.signal,
     wantsProgress: progressToken !== undefined,
@@ -275,7 +286,7 @@ function interactionOf(server: Server, ctx: ServerContext, sealed: SealedState |
  */
 export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, options: McpServerOptions): Server {
   const byName = toolIndex(tools);
-  const listing = toolListing(options.readOnly ? tools.filter((t) => t.kind === 'read') : tools);
+  const listing = toolListing(options.readOnly ? readOnlyView(tools) : tools);
   const codec = stateCodec(options.stateSecret);
   const server = new Server(serverInfo(options.baseUrl), {
     capabilities: { tools: { listChanged: false } },
