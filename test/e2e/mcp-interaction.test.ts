@@ -24,7 +24,7 @@ const waitTool = defineTool({
   access: 'public',
   kind: 'read',
   toolset: 'observe',
-  annotations: { readOnlyHint: true },
+  annotations: {},
   handler: async ({ steps }, ctx) => {
     const interaction = ctx.interaction ?? NO_INTERACTION;
     for (let step = 1; step <= steps; step++) await interaction.progress(step, steps, `step ${step}/${steps}`);
@@ -41,7 +41,7 @@ const confirmTool = defineTool({
   access: 'public',
   kind: 'read',
   toolset: 'observe',
-  annotations: { readOnlyHint: true },
+  annotations: {},
   handler: async ({ what }, ctx) => {
     const interaction = ctx.interaction ?? NO_INTERACTION;
     if (!interaction.canAsk) return { outcome: 'fallback: confirm value', state: null };
