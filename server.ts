@@ -4,6 +4,7 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import { createLogger, silentLogger, type Logger } from './core/logger.js';
@@ -26,6 +27,8 @@ export interface RunningServer {
   port: number;
   config: Config;
   platform: Platform;
+  /** The Koa app being served (its routers give the route table: `rest/route-table.ts`). */
+  app: Koa;
   /** Stop listening, end open connections, stop background work and flush state. */
   close(): Promise<void>;
 }
@@ -94,6 +97,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     port,
     config,
     platform,
+    app,
     async close() {
       await new Promise<void>((resolve) => {
         http.close(() => resolve());

@@ -1,13 +1,18 @@
 /**
  * The Koa application: health, OpenAPI, docs, the REST routes of every tool and the MCP endpoint, all thin adapters
- * over invoke() (DESIGN.md). Middleware order: errors → body (REST's parser, or for `/mcp` its own, which notes a
- * bad body for a JSON-RPC answer; `rest/mcp.ts`) → public routes → (for `/api/v1` and `/mcp`) authentication →
- * per-user route limit → tool routes or MCP → JSON 404.
+ * over invoke() (DESIGN.md). Middleware order: errors → JSON 404/405 → public routers → protected routers.
+ *
+ * Routing and the gates are one decision (issue 7 item 1): every router is strict and case-sensitive
+ * (`rest/router.ts`), and the protected routers (the tool routes and `/mcp`) run authentication → body → per-user
+ * route limit as router middleware, which @koa/router runs only for a request that matched one of their routes. No
+ * path comparison stands between a spelling and a handler: a spelling either is a protected route, and passes the
+ * gates, or is no route, and gets the JSON 404. Bodies are read after authentication: REST's by `rest/body.ts`,
+ * `/mcp`'s by `rest/mcp.ts`, which answers a bad one in JSON-RPC.
  */
+import { METHODS } from 'node:http';
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import { bodyParser } from '@koa/bodyparser';
-import { NotFound, RateLimited } from '../core/errors.js';
+import { RateLimited } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
@@ -15,11 +20,13 @@ import type { CallInteraction } from '../tools/interaction.js';
 import type { AnyTool } from '../tools/define.js';
 import { invoke, type InvokeDeps } from '../tools/invoke.js';
 import { refusedToolCall } from '../tools/mcp.js';
+import { readJsonBody } from './body.js';
 import { docsRouter } from './docs.js';
-import { errorMiddleware } from './errors.js';
+import { errorMiddleware, statusWithoutBody } from './errors.js';
 import { iconRouter } from './icon.js';
 import { mcpRouter, readMcpBody } from './mcp.js';
 import { openApiYaml } from './openapi.js';
+import { createRouter } from './router.js';
 import { toolRouter } from './routes.js';
 
 /** Everything the app needs; built by the composition root (`server.ts`). */
@@ -36,21 +43,16 @@ export interface RestAppOptions {
   log?: Logger;
 }
 
-/** Paths that require a bearer token. */
-function isProtected(path: string): boolean {
-  return path === '/api/v1' || path.startsWith('/api/v1/') || path === '/mcp';
-}
-
 /**
  * Build the Koa app. It does not listen; see `server.ts`.
- * @returns a Koa app whose every error body is `{ "error": "…" }`.
+ * @returns a Koa app whose every error body is `{ "error": "…" }` (JSON-RPC errors on `/mcp`).
  */
 export function createRestApp(options: RestAppOptions): Koa {
   const { tools, invokeDeps, authenticator } = options;
   const app = new Koa({ proxy: invokeDeps.config.trustProxy });
   app.silent = true; // errors are rendered and logged by errorMiddleware, never printed twice
 
-  const health = new Router();
+  const health = createRouter();
   health.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
@@ -68,56 +70,49 @@ export function createRestApp(options: RestAppOptions): Koa {
   });
 
   const authenticate: Middleware = async (ctx, next) => {
-    if (!isProtected(ctx.path)) return next();
     ctx.state.identity = await authenticator.authenticate(ctx.get('authorization') || undefined);
     return next();
+  };
+  const passThrough: Middleware = (_ctx, next) => next();
+  const limit = options.routeLimit ?? passThrough;
+  // On /mcp only the limit can throw RateLimited (the MCP handler renders tool errors as results itself), so a
+  // refused tools/call becomes an isError tool result the agent can read.
+  const mcpLimit: Middleware = async (ctx, next) => {
+    try {
+      await limit(ctx, next);
+    } catch (err) {
+      const answer = err instanceof RateLimited ? refusedToolCall(ctx.request.body, err) : undefined;
+      if (!answer) throw err;
+      ctx.status = 200; // a JSON-RPC answer; the limiter had set 429
+      ctx.set((err as RateLimited).headers);
+      ctx.body = answer;
+    }
   };
 
   const runTool = (tool: AnyTool, input: unknown, identity: Identity, interaction?: CallInteraction) =>
     invoke(tool, input, identity, invokeDeps, interaction);
-  const api = toolRouter(tools, runTool);
-  const mcp = mcpRouter({ tools, config: invokeDeps.config, run: runTool, stateSecret: invokeDeps.confirmSecret, log: options.log });
+  const api = toolRouter(tools, runTool, [authenticate, readJsonBody(), limit]);
+  const mcp = mcpRouter({
+    tools,
+    config: invokeDeps.config,
+    run: runTool,
+    stateSecret: invokeDeps.confirmSecret,
+    log: options.log,
+    gates: [authenticate, readMcpBody(), mcpLimit],
+  });
+  // Any method Node accepts on a known path is a 405 with `Allow`, never a 501 (the router's default for methods it
+  // does not implement); ctx.matched gathers the path matches of every router, so one allowedMethods serves them all.
+  const methods = new Router({ methods: METHODS });
 
   app.use(errorMiddleware(options.log));
-  // Runs after everything below: a request nothing answered (not even allowedMethods' 405) gets a JSON 404.
-  app.use(async (ctx, next) => {
-    await next();
-    if (ctx.status === 404 && ctx.body == null && ctx.respond !== false) {
-      throw new NotFound(
-        isProtected(ctx.path)
-          ? `no such endpoint: ${ctx.method} ${ctx.path}; see /openapi.yaml for the API`
-          : `not found: ${ctx.path}`,
-      );
-    }
-  });
-  const parseBody = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
-  const mcpBody = readMcpBody();
-  // Only POST carries a body here; /mcp reads its own, so that a bad one is answered in JSON-RPC.
-  app.use((ctx, next) => (ctx.method !== 'POST' ? next() : ctx.path === '/mcp' ? mcpBody(ctx, next) : parseBody(ctx, next)));
+  // Runs after everything below: a request nothing answered gets a JSON 404, and allowedMethods' 405 a JSON body.
+  app.use(statusWithoutBody());
+  app.use(methods.allowedMethods());
   app.use(health.routes());
   app.use(docsRouter().routes());
   app.use(iconRouter().routes());
   for (const router of options.publicRoutes ?? []) app.use(router.routes());
-  app.use(authenticate);
-  if (options.routeLimit) {
-    const limit = options.routeLimit;
-    app.use(async (ctx, next) => {
-      if (!isProtected(ctx.path)) return next();
-      try {
-        await limit(ctx, next);
-      } catch (err) {
-        // On /mcp only the limit can throw RateLimited (the MCP handler renders tool errors as results itself), so a
-        // refused tools/call becomes an isError tool result the agent can read.
-        const answer = ctx.path === '/mcp' && err instanceof RateLimited ? refusedToolCall(ctx.request.body, err) : undefined;
-        if (!answer) throw err;
-        ctx.status = 200; // a JSON-RPC answer; the limiter had set 429
-        ctx.set((err as RateLimited).headers);
-        ctx.body = answer;
-      }
-    });
-  }
   app.use(mcp.routes());
   app.use(api.routes());
-  app.use(api.allowedMethods({ throw: true }));
   return app;
 }

@@ -5,7 +5,8 @@
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from './router.js';
 
 /** The only asset files served, with their content types. */
 const ASSETS: Record<string, string> = {
@@ -44,7 +45,7 @@ const INIT = `window.ui = SwaggerUIBundle({
 /** Routes for `/docs`, `/docs/init.js` and `/docs/assets/<file>`. */
 export function docsRouter(): Router {
   const dir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  const router = new Router();
+  const router = createRouter();
   router.get('/docs', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = PAGE;

@@ -1,10 +1,11 @@
 /**
  * The HTTP edge of the error tree (STYLE.md "One error tree, two edges"): a `PlatformError` becomes its status and
- * `{ "error": message }` with its headers; Koa/http-errors with `expose` (bad JSON, 405) keep their status and
- * message; anything else is logged and answered 500 `{ "error": "internal error" }`.
+ * `{ "error": message }` with its headers; Koa/http-errors 4xx with `expose` (unreadable bodies from `rest/body.ts`,
+ * `ctx.throw`) keep their status, message and headers; anything else is logged and answered 500
+ * `{ "error": "internal error" }`.
  */
 import type { Middleware } from 'koa';
-import { isPlatformError } from '../core/errors.js';
+import { NotFound, isPlatformError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 
 interface HttpishError {
@@ -12,7 +13,7 @@ interface HttpishError {
   statusCode?: number;
   expose?: boolean;
   message?: string;
-  type?: string;
+  headers?: Record<string, string>;
 }
 
 /** Koa middleware that renders every error as `{ "error": "…" }`. Mount it first. */
@@ -31,12 +32,29 @@ export function errorMiddleware(log: Logger = silentLogger): Middleware {
       const status = e.status ?? e.statusCode;
       if (status && status >= 400 && status < 500 && e.expose !== false) {
         ctx.status = status;
-        ctx.body = { error: e.type === 'entity.parse.failed' ? `invalid JSON body: ${e.message}` : (e.message ?? 'bad request') };
+        if (e.headers) ctx.set(e.headers);
+        ctx.body = { error: e.message || 'bad request' };
         return;
       }
       log.error({ err, method: ctx.method, path: ctx.path }, 'unexpected error answering a request');
       ctx.status = 500;
       ctx.body = { error: 'internal error' };
+    }
+  };
+}
+
+/**
+ * Koa middleware, mounted right after {@link errorMiddleware}: gives a JSON body to the answers the routers leave
+ * bodiless — 404 `no such endpoint: GET /x; see /openapi.yaml for the API` when nothing matched, and for @koa/router's
+ * 405 `method DELETE is not allowed on /api/v1/tenants; allowed: HEAD, GET` (its `Allow` header stays).
+ */
+export function statusWithoutBody(): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.body != null || ctx.respond === false) return;
+    if (ctx.status === 404) throw new NotFound(`no such endpoint: ${ctx.method} ${ctx.path}; see /openapi.yaml for the API`);
+    if (ctx.status === 405) {
+      ctx.body = { error: `method ${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}` };
     }
   };
 }

@@ -2,7 +2,8 @@
  * `GET /icon.svg`: the pds icon that MCP clients show beside the server (`serverInfo.icons`, MCP spec 2025-11-25
  * "Icons"). Public, cacheable for a day, and an SVG without scripts or external references, as the spec asks of icons.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from './router.js';
 import { ICON_PATH } from '../tools/mcp.js';
 
 /** A rounded square with an upward arrow: "ship it". 48×48 user units, scales to any size. */
@@ -14,7 +15,7 @@ export const ICON_SVG =
 
 /** A router serving {@link ICON_SVG} at {@link ICON_PATH}. */
 export function iconRouter(): Router {
-  const router = new Router();
+  const router = createRouter();
   router.get(ICON_PATH, (ctx) => {
     ctx.type = 'image/svg+xml';
     ctx.set('Cache-Control', 'public, max-age=86400');

@@ -11,7 +11,7 @@
  *   one call and the 300/min limit counts calls.
  * - **Toolsets**: `?toolsets=a,b` or `X-PDS-Toolsets: a,b`, within `PDS_TOOLSETS`; a bad selection gets 400 `-32602`.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import coBody from 'co-body';
 import type { Context, Middleware } from 'koa';
 import type { Identity } from '../auth/identity.js';
@@ -23,6 +23,7 @@ import type { CallInteraction } from '../tools/interaction.js';
 import { createMcpServer, protoKeyToolCall } from '../tools/mcp.js';
 import { createMcpHttpHandler } from '../tools/mcp-http.js';
 import { selectToolsets, toolsIn } from '../tools/toolsets.js';
+import { createRouter } from './router.js';
 
 /** Largest MCP request body, after decompression (1 MiB, as for REST). */
 const BODY_LIMIT = '1mb';
@@ -92,15 +93,21 @@ export interface McpRouteOptions {
   /** Key that seals `requestState` of `input_required` answers (the confirm secret: the same on every replica). */
   stateSecret: Uint8Array;
   log?: Logger;
+  /**
+   * Middleware every `/mcp` route runs first, and only when one matched (authentication, {@link readMcpBody}, the
+   * route limit; `rest/app.ts`). They must set `ctx.state.identity`.
+   */
+  gates?: Middleware[];
 }
 
 /**
- * `POST /mcp` (authenticated by the app's middleware before it) and a 405 for other methods.
+ * `POST /mcp` and a 405 for other methods, each behind `gates`.
  */
 export function mcpRouter(options: McpRouteOptions): Router {
   const { tools, config } = options;
   const serve = createMcpHttpHandler(options.log);
-  const router = new Router();
+  const router = createRouter();
+  if (options.gates?.length) router.use(...options.gates);
   router.post('/mcp', async (ctx) => {
     if (!originAllowed(ctx.get('origin') || undefined, config)) {
       ctx.status = 403;

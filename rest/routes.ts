@@ -5,12 +5,14 @@
  * (`pathValues`, e.g. each operation on `/api/v1/operations/{name}/execute`) get one route that picks the tool by the
  * pinned values. No tool logic lives here.
  */
-import Router from '@koa/router';
-import type { ParameterizedContext } from 'koa';
+import type Router from '@koa/router';
+import type { Context, Middleware, ParameterizedContext } from 'koa';
 import { NotFound } from '../core/errors.js';
 import { fillPath, pathParams, type AnyTool } from '../tools/define.js';
 import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
+import { jsonBody, jsonObjectBody, queryParameters } from './body.js';
+import { createRouter } from './router.js';
 
 /** `/api/v1/status/{team}/{app}` → `/api/v1/status/:team/:app`. */
 export function koaPath(openApiPath: string): string {
@@ -20,19 +22,22 @@ export function koaPath(openApiPath: string): string {
 /** Runs a tool for the request's caller; supplied by the app (it closes over invoke() and its deps). */
 export type RouteInvoker = (tool: AnyTool, input: Record<string, unknown>, identity: Identity) => Promise<unknown>;
 
-/** The raw tool input of one request. Path parameters pinned by `pathValues` are not input. */
-export function requestInput(
-  tool: AnyTool,
-  ctx: Pick<ParameterizedContext, 'query' | 'params'> & { request: { body?: unknown } },
-): Record<string, unknown> {
+/**
+ * The raw tool input of one request, a null-prototype object (so no name reaches `Object.prototype`). Path parameters
+ * pinned by `pathValues` are not input.
+ * @throws HttpError 415 for a POST body that is not JSON; InvalidParams for a body that is not an object or holds a
+ *   `__proto__`/`constructor`/`prototype` key (`rest/body.ts`).
+ */
+export function requestInput(tool: AnyTool, ctx: Context): Record<string, unknown> {
   const binding = tool.rest!;
-  const input: Record<string, unknown> = {};
+  let input: Record<string, unknown>;
   if (binding.method === 'GET') {
-    for (const [k, v] of Object.entries(ctx.query)) input[k] = Array.isArray(v) ? v[v.length - 1] : v;
+    input = queryParameters(ctx);
   } else if (binding.bodyField) {
-    input[binding.bodyField] = ctx.request.body;
-  } else if (ctx.request.body && typeof ctx.request.body === 'object' && !Array.isArray(ctx.request.body)) {
-    Object.assign(input, ctx.request.body);
+    input = Object.create(null);
+    input[binding.bodyField] = jsonBody(ctx);
+  } else {
+    input = jsonObjectBody(ctx);
   }
   // Path parameters win over anything in the query or body.
   for (const name of pathParams(binding.path)) {
@@ -60,17 +65,19 @@ function pinnedMatch(tool: AnyTool, params: Record<string, string | undefined>):
 }
 
 /**
- * A router with one route per REST path. Expects `ctx.state.identity` to be set by the auth middleware.
+ * A router with one route per REST path. `gates` (authentication, body, limit) run before every route it matches, and
+ * only then; they must set `ctx.state.identity`.
  * @throws NotFound on a shared path whose pinned values match no tool, listing the values that exist.
  */
-export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker): Router {
-  const router = new Router();
+export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, gates: Middleware[] = []): Router {
+  const router = createRouter();
+  if (gates.length > 0) router.use(...gates);
   for (const [key, bound] of routeTable(tools)) {
     const { method, path } = bound[0]!.rest!;
     const handler = async (ctx: ParameterizedContext) => {
       const tool = bound.length === 1 && !bound[0]!.rest!.pathValues ? bound[0]! : bound.find((t) => pinnedMatch(t, ctx.params));
       if (!tool) throw unmatched(key, bound, ctx.params);
-      const output = await run(tool, requestInput(tool, ctx as never), ctx.state.identity as Identity);
+      const output = await run(tool, requestInput(tool, ctx), ctx.state.identity as Identity);
       ctx.type = 'application/json';
       ctx.body = outputJson(output);
     };

@@ -4,7 +4,8 @@
  * protected resource, which authorization server issues its tokens, and how to present them. Every 401 points here
  * through `WWW-Authenticate: Bearer …, resource_metadata="…"` (`auth/authenticate.ts`).
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from './router.js';
 import type { Config } from '../config.js';
 
 /** The RFC 9728 §2 fields pds publishes. */
@@ -47,7 +48,7 @@ export function protectedResourceMetadata(config: Pick<Config, 'baseUrl' | 'auth
  * @example createRestApp({ …, publicRoutes: [wellKnownRouter(config)] });
  */
 export function wellKnownRouter(config: Pick<Config, 'baseUrl' | 'authUrl'>): Router {
-  const router = new Router();
+  const router = createRouter();
   for (const resourcePath of ['', '/mcp']) {
     const body = JSON.stringify(protectedResourceMetadata(config, resourcePath));
     router.get(PROTECTED_RESOURCE_PATH + resourcePath, (ctx) => {

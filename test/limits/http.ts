@@ -25,21 +25,31 @@ export function closeAgents(): void {
   agents.clear();
 }
 
-/**
- * @param from source address to bind, e.g. `127.0.0.2` (Linux routes all of 127.0.0.0/8 to lo).
- */
-export function send(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: unknown; from?: string } = {},
-): Promise<Reply> {
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+export interface SendOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON, with `Content-Type: application/json`. */
+  body?: unknown;
+  /** Sent as it is, with only the headers given (garbage, another content type, a compressed body). */
+  rawBody?: string | Buffer;
+  /** The request target exactly as written (`//api/v1/%2e%2e/x;y`), which `fetch` and `new URL` would normalize. */
+  rawPath?: string;
+  /** Source address to bind, e.g. `127.0.0.2` (Linux routes all of 127.0.0.0/8 to lo). */
+  from?: string;
+}
+
+/** One request; the answer whatever its status. */
+export function send(url: string, options: SendOptions = {}): Promise<Reply> {
+  const json = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const payload = options.rawBody ?? json;
   return new Promise((resolve, reject) => {
     const req = request(
       url,
       {
         method: options.method ?? 'GET',
         agent: agentFor(options.from),
-        headers: { ...(payload ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : {}), ...options.headers },
+        ...(options.rawPath === undefined ? {} : { path: options.rawPath }),
+        headers: { ...(json ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : {}), ...options.headers },
       },
       (res) => {
         let body = '';
