@@ -8,13 +8,13 @@ import path from 'node:path';
 import type Router from '@koa/router';
 import { createRouter } from './router.js';
 
-/** The only asset files served, with their content types. */
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+/** The only asset files served, with their content types (a Map: `constructor` is not an asset). */
+const ASSETS = new Map<string, string>([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'application/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -55,7 +55,7 @@ export function docsRouter(): Router {
     ctx.body = INIT;
   });
   router.get('/docs/assets/:file', (ctx) => {
-    const type = ASSETS[ctx.params.file!];
+    const type = ASSETS.get(ctx.params.file!);
     if (!type) return; // falls through to the 404
     ctx.type = type;
     ctx.set('Cache-Control', 'public, max-age=86400');

@@ -37,7 +37,8 @@ export class Repo {
       const parts = p.split('/');
       for (let i = 1; i < parts.length; i++) this.#dirs.add(parts.slice(0, i).join('/'));
     }
-    const contents: Record<string, string> = {};
+    // No prototype: a file called `constructor` or `__proto__` is a file like any other, and absent ones are absent.
+    const contents: Record<string, string> = Object.create(null);
     for (const [k, v] of Object.entries(snapshot.contents ?? {})) {
       const p = normalizePath(k);
       if (p) {

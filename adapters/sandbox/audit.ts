@@ -6,6 +6,7 @@
 import { Conflict } from '../../core/errors.js';
 import type { AuditEntry, AuditStatus } from '../../core/model.js';
 import type { AuditStore } from '../../core/ports.js';
+import { own } from './state.js';
 import type { StateStore } from './store.js';
 
 /** Create the audit store over the sandbox state. */
@@ -22,7 +23,7 @@ export function sandboxAuditStore(store: StateStore): AuditStore {
           throw new Conflict(`an audit entry for workflow ${entry.workflowName} exists already`);
         }
         const copy: AuditEntry = { ...entry, parameters: { ...entry.parameters } };
-        const run = draft.workflows[entry.workflowName];
+        const run = own(draft.workflows, entry.workflowName);
         if (run && run.phase !== 'submitted' && copy.status === 'submitted') {
           copy.status = run.phase;
           copy.message = run.message;

@@ -6,7 +6,7 @@ import { NotFound } from '../../core/errors.js';
 import type { LogLine, ResourceUsage, Service, Status, Tenant } from '../../core/model.js';
 import type { PlatformBackend } from '../../core/ports.js';
 import type { LogJournal } from './journal.js';
-import { serviceKey, toService, toTenant, type ServiceRecord } from './state.js';
+import { own, serviceKey, toService, toTenant, type ServiceRecord } from './state.js';
 import type { StateStore } from './store.js';
 
 /**
@@ -36,7 +36,7 @@ export function sandboxBackend({ store, journal, now }: BackendOptions): Platfor
     },
 
     async getTenant(name) {
-      const tenant = store.state.tenants[name];
+      const tenant = own(store.state.tenants, name);
       return tenant && toTenant(tenant);
     },
 
@@ -73,7 +73,7 @@ export function sandboxBackend({ store, journal, now }: BackendOptions): Platfor
      * @throws NotFound `service not found: <team>/<app>` (saying whether the tenant or the service is missing).
      */
     async logs(team, app, { lines, sinceSeconds }) {
-      if (!store.state.tenants[team]) throw new NotFound(`service not found: ${team}/${app} (tenant ${team} does not exist)`);
+      if (!own(store.state.tenants, team)) throw new NotFound(`service not found: ${team}/${app} (tenant ${team} does not exist)`);
       const service = store.state.services[serviceKey(team, app)];
       if (!service) throw new NotFound(`service not found: ${team}/${app}`);
       const from = new Date(now().getTime() - sinceSeconds * 1000).toISOString();
@@ -89,7 +89,7 @@ export function sandboxBackend({ store, journal, now }: BackendOptions): Platfor
 
     /** @throws NotFound `tenant not found: <tenant>`. */
     async resources(tenant): Promise<ResourceUsage> {
-      const record = store.state.tenants[tenant];
+      const record = own(store.state.tenants, tenant);
       if (!record) throw new NotFound(`tenant not found: ${tenant}`);
       let cpuMilli = 0;
       let memoryMi = 0;

@@ -6,6 +6,7 @@
 import { InvalidParams, NotFound } from '../../core/errors.js';
 import { RepoFullName, type Repository } from '../../core/model.js';
 import type { CodeHost } from '../../core/ports.js';
+import { own } from './state.js';
 import type { StateStore } from './store.js';
 
 export interface CodeHostOptions {
@@ -21,11 +22,11 @@ const FIRST_INSTALLATION_ID = 1000;
 /** Create the sandbox code host. */
 export function sandboxCodeHost({ store, githubAppSlug, now }: CodeHostOptions): CodeHost {
   function requireTenant(team: string): void {
-    if (!store.state.tenants[team]) throw new NotFound(`tenant not found: ${team}`);
+    if (!own(store.state.tenants, team)) throw new NotFound(`tenant not found: ${team}`);
   }
 
   const registered = (team: string): Repository[] =>
-    (store.state.repositories[team] ?? []).map((r) => ({ ...r })).sort((a, b) => (a.fullName < b.fullName ? -1 : 1));
+    (own(store.state.repositories, team) ?? []).map((r) => ({ ...r })).sort((a, b) => (a.fullName < b.fullName ? -1 : 1));
 
   return {
     /** @throws NotFound `tenant not found: <team>`. */
@@ -42,7 +43,7 @@ export function sandboxCodeHost({ store, githubAppSlug, now }: CodeHostOptions):
     async syncRepositories(team, _user) {
       requireTenant(team);
       const added = await store.mutate((draft) => {
-        const list = (draft.repositories[team] ??= []);
+        const list = own(draft.repositories, team) ?? (draft.repositories[team] = []);
         const names: string[] = [];
         for (const installation of draft.installations) {
           if (installation.team !== team || list.some((r) => r.fullName === installation.repo)) continue;

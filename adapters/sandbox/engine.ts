@@ -17,7 +17,7 @@ import { workflowTemplateName } from '../../core/names.js';
 import type { OperationId } from '../../core/operations/index.js';
 import { planOperation } from './operations.js';
 import type { OperationEnv, Plan, StepContext } from './plan.js';
-import { serviceKey, type SandboxState, type WorkflowRecord } from './state.js';
+import { own, serviceKey, type SandboxState, type WorkflowRecord } from './state.js';
 import { StateWriteError, type StateStore } from './store.js';
 
 export interface EngineOptions {
@@ -77,7 +77,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
 
   /** The workflow, or `undefined` when no workflow of that name was submitted. */
   async get(name: string): Promise<WorkflowRun | undefined> {
-    const record = this.options.store.state.workflows[name];
+    const record = own(this.options.store.state.workflows, name);
     return record && toRun(record);
   }
 
@@ -120,7 +120,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   private async advance(name: string): Promise<void> {
     if (this.closed) return;
     const { store, journal, env, now } = this.options;
-    const record = store.latest.workflows[name];
+    const record = own(store.latest.workflows, name);
     if (!record || record.phase !== 'submitted') return;
 
     if (record.arguments === undefined) {
@@ -143,7 +143,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
         );
       }
       await store.mutate((draft) => {
-        const run = draft.workflows[name];
+        const run = own(draft.workflows, name);
         if (!run || run.phase !== 'submitted' || run.nextStep !== index) return;
         const lines: JournalLine[] = [header];
         const ctx = this.context(draft, run, plan, index, at, lines);
@@ -167,7 +167,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
         const message = failureMessage(err, record.steps[index]?.name ?? '?');
         await store
           .mutate((draft) => {
-            const run = draft.workflows[name];
+            const run = own(draft.workflows, name);
             if (!run || run.phase !== 'submitted') return;
             if (run.steps[index]) run.steps[index] = { ...run.steps[index]!, status: 'failed', finishedAt: at.toISOString() };
             settle(draft, run, 'failed', message, at);
@@ -181,7 +181,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     this.options.afterCommit?.();
     await appended.catch((err: unknown) => this.options.log.error({ err, workflow: name }, 'sandbox: could not append log lines'));
 
-    const after = store.latest.workflows[name];
+    const after = own(store.latest.workflows, name);
     if (after && after.phase !== 'submitted') this.notify(toRun(after));
     else this.schedule(name);
   }

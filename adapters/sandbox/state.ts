@@ -99,6 +99,14 @@ export function emptyState(): SandboxState {
   return { version: STATE_VERSION, tenants: {}, services: {}, workflows: {}, audit: [], repositories: {}, installations: [], once: {} };
 }
 
+/**
+ * `record[key]` when the record holds `key` itself: a name such as `constructor` or `toString` is then simply not
+ * there, instead of reaching `Object.prototype` (issue 7 item 7). Use it for every look-up keyed by a caller's name.
+ */
+export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 /** Key of a service in `SandboxState.services`: `<team>/<name>`. */
 export function serviceKey(team: string, name: string): string {
   return `${team}/${name}`;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { NotFound, Conflict } from '../../core/errors.js';
 import { applicationName, imageRef as registryImage } from '../../core/names.js';
 import type { OperationEnv, Step, StepContext } from './plan.js';
-import { serviceKey, type SandboxState, type ServiceRecord, type TenantRecord, type WorkflowRecord } from './state.js';
+import { own, serviceKey, type SandboxState, type ServiceRecord, type TenantRecord, type WorkflowRecord } from './state.js';
 
 /** `clone <repo>@<tag>`, `build image <image>` (from `dockerfilePath`), `push image <image>`; each needs the service to exist. */
 export function buildSteps(team: string, app: string, repo: string, tag: string, dockerfilePath: string, image: string): Step[] {
@@ -114,7 +114,7 @@ export function recordDeployed(service: ServiceRecord, tag: string): string {
 
 /** The tenant. @throws NotFound `tenant <team> does not exist; run create-tenant first`. */
 export function liveTenant(state: SandboxState, team: string): TenantRecord {
-  const tenant = state.tenants[team];
+  const tenant = own(state.tenants, team);
   if (!tenant) throw new NotFound(`tenant ${team} does not exist; run create-tenant first`);
   return tenant;
 }

@@ -4,7 +4,7 @@ import type { Member, Quotas } from '../../core/model.js';
 import { applicationName } from '../../core/names.js';
 import type { OperationParams } from '../../core/operations/index.js';
 import type { Plan } from './plan.js';
-import { serviceKey, type TenantRecord } from './state.js';
+import { own, serviceKey, type TenantRecord } from './state.js';
 import { liveTenant, servicesOf, sha } from './steps.js';
 
 /** Quotas of a tenant created without `cpu`, `memory` or `pods`. */
@@ -35,14 +35,14 @@ export function createTenant(p: OperationParams<'create-tenant'>, userId: string
       {
         name: `validate tenant ${team}`,
         run(ctx) {
-          if (ctx.state.tenants[team]) throw new Conflict(`tenant ${team} already exists`);
+          if (own(ctx.state.tenants, team)) throw new Conflict(`tenant ${team} already exists`);
           ctx.log(`tenant ${team}: admins ${admins.join(', ')}; quotas cpu ${quotas.cpu}, memory ${quotas.memory}, pods ${quotas.pods}`);
         },
       },
       {
         name: `create namespace ${team}`,
         run(ctx) {
-          if (ctx.state.tenants[team]) throw new Conflict(`tenant ${team} already exists`);
+          if (own(ctx.state.tenants, team)) throw new Conflict(`tenant ${team} already exists`);
           const tenant: TenantRecord = {
             name: team,
             displayName: p.display_name?.trim() || team,
