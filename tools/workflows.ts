@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { NotFound } from '../core/errors.js';
 import { AuditEntry } from '../core/model.js';
 import type { Identity } from '../auth/identity.js';
-import { requireTenantAccess, visibleTenants } from './access.js';
+import { roleAllows, roleIn, visibleTenants } from './access.js';
 import { defineTool } from './define.js';
 
 /** Entries `GET /api/v1/audit` returns (SPEC.md "Limits"). */
@@ -39,9 +39,12 @@ export const getWorkflow = defineTool({
   annotations: { idempotentHint: true, openWorldHint: true },
   handler: async ({ name }, { platform, identity }) => {
     let audit = await platform.audit.get(name);
-    if (!audit) throw new NotFound(`workflow not found: ${name}`);
+    // One answer for "no such workflow" and "not yours to see", so workflow names of other tenants cannot be probed.
+    const notFound = new NotFound(`workflow not found: ${name}`);
+    if (!audit) throw notFound;
     if (!identity.admin && audit.userId !== identity.userId) {
-      await requireTenantAccess(platform.backend, identity, audit.parameters.team_name ?? '', 'viewer');
+      const tenant = await platform.backend.getTenant(audit.parameters.team_name ?? '');
+      if (!roleAllows(roleIn(tenant, identity), 'viewer')) throw notFound;
     }
     const run = await platform.workflows.get(name);
     // The engine is the source of truth; settle the audit entry if a settle event was missed (e.g. a restart).
