@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { MIN_SECRET_CHARS } from './auth/self-issued.js';
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
 import { parseToolsets, type Toolset } from './tools/toolsets.js';
 
@@ -36,7 +37,7 @@ const Env = z.object({
   PDS_BASE_URL: url('https://pds.example.com').optional(),
   PDS_DATA_DIR: z.string().default('./.pds'),
   PDS_BACKEND: z.enum(['sandbox', 'kubernetes']).default('sandbox'),
-  PDS_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  PDS_JWT_SECRET: z.string().min(MIN_SECRET_CHARS, `must be at least ${MIN_SECRET_CHARS} characters`).optional(),
   PDS_ADMINS: csv,
   PDS_ADMIN_GROUPS: csv,
   PDS_READ_ONLY: bool,

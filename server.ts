@@ -67,8 +67,9 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger):
  */
 export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
   const log = overrides.log ?? createLogger({ level: config.logLevel });
-  const platform = overrides.platform ?? (await buildPlatform(config, log));
+  // The secret first: refusing a bad one must not leave a platform (and its data-directory lock) behind.
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
+  const platform = overrides.platform ?? (await buildPlatform(config, log));
   // Settle audit entries as workflows finish; idempotent for engines that settle them themselves.
   platform.workflows.onSettled((run) => {
     void platform.audit.settle(run.name, run.phase, run.message).catch((err: unknown) => log.error({ err, workflow: run.name }, 'could not settle an audit entry'));

@@ -72,17 +72,33 @@ export async function verifySelfToken(secret: Uint8Array, issuer: string, token:
   }
 }
 
+/** Fewest characters an HS256 secret may have, whether from `PDS_JWT_SECRET` or `<dataDir>/jwt-secret`. */
+export const MIN_SECRET_CHARS = 32;
+
 /**
  * The HS256 secret: `PDS_JWT_SECRET` when set, else the one kept in `<dataDir>/jwt-secret` (created on first use,
- * 32 random bytes, file mode 0600, written atomically).
+ * 32 random bytes as 43 base64url characters, file mode 0600, written atomically).
+ * @throws Error naming the file when it holds fewer than {@link MIN_SECRET_CHARS} characters (surrounding whitespace
+ *   aside), the rule `PDS_JWT_SECRET` follows: a short secret makes every pds token forgeable. The file is left as it is.
  */
 export async function loadOrCreateSecret(configured: string | undefined, dataDir: string): Promise<Uint8Array> {
   if (configured) return new TextEncoder().encode(configured);
   const file = path.join(dataDir, 'jwt-secret');
+  let kept: string | undefined;
   try {
-    return new TextEncoder().encode((await readFile(file, 'utf8')).trim());
+    kept = (await readFile(file, 'utf8')).trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  if (kept !== undefined) {
+    if (kept.length < MIN_SECRET_CHARS) {
+      throw new Error(
+        `${file} holds a ${kept.length}-character token secret; at least ${MIN_SECRET_CHARS} are required (as for PDS_JWT_SECRET). ` +
+          `Put a longer one in it (e.g. "openssl rand -base64 48 > ${file}"), or delete it to have pds create one; ` +
+          'tokens signed with the old secret stop working either way.',
+      );
+    }
+    return new TextEncoder().encode(kept);
   }
   await mkdir(dataDir, { recursive: true });
   const secret = randomBytes(32).toString('base64url');
