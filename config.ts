@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { USER_CLAIMS, type UserClaim } from './auth/external-jwt.js';
 import { MIN_SECRET_CHARS } from './auth/self-issued.js';
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
 import { parseToolsets, type Toolset } from './tools/toolsets.js';
@@ -45,6 +46,7 @@ const Env = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   PDS_AUTH_URL: url('https://auth.example.com').optional(),
   PDS_OIDC_AUDIENCE: z.string().optional(),
+  PDS_OIDC_USER_CLAIM: z.enum(USER_CLAIMS).default('email'),
   PDS_GITHUB_API_URL: url('https://api.github.com').default('https://api.github.com'),
   PDS_GITHUB_APP_SLUG: z.string().default('pds-platform'),
   PDS_DOMAIN: z
@@ -87,6 +89,11 @@ export interface Config {
   /** External identity provider (Dex) base URL: JWKS at `{authUrl}/api/dex/keys`, issuer `{authUrl}/api/dex`. */
   authUrl?: string;
   oidcAudience?: string;
+  /**
+   * `PDS_OIDC_USER_CLAIM`: the external-token claim that is the user id (`email`, the default, and only when
+   * `email_verified` is true; or `preferred_username`, or `sub`). No other claim stands in when it is missing.
+   */
+  oidcUserClaim: UserClaim;
   githubApiUrl: string;
   githubAppSlug: string;
   /** Service hosts are `<team>-<service>.<domain>`. */
@@ -132,6 +139,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     authUrl: e.PDS_AUTH_URL,
     oidcAudience: e.PDS_OIDC_AUDIENCE,
+    oidcUserClaim: e.PDS_OIDC_USER_CLAIM,
     githubApiUrl: e.PDS_GITHUB_API_URL,
     githubAppSlug: e.PDS_GITHUB_APP_SLUG,
     domain: e.PDS_DOMAIN,

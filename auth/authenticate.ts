@@ -94,6 +94,7 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
     external = createExternalJwtVerifier({
       authUrl: config.authUrl,
       audience: config.oidcAudience,
+      userClaim: config.oidcUserClaim,
       fetch: deps.fetch,
       timeoutMs: deps.timeoutMs,
       cooldownMs: deps.jwksCooldownMs,

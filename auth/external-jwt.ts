@@ -6,8 +6,12 @@
  * Keys are jose's `createRemoteJWKSet`: fetched once, kept 10 minutes, and refetched early when a token names an
  * unknown `kid` (key rotation) — at most once per 30 s cooldown, so forged `kid`s cannot hammer Dex.
  *
- * User id: `email` (unless `email_verified` is false), then `preferred_username`, then `sub` (Dex's `sub` is an
- * opaque, base64-encoded connector id, the last resort). `groups` feeds `PDS_ADMIN_GROUPS`.
+ * User id (issue 7 item 15): the one claim `PDS_OIDC_USER_CLAIM` names, never another in its place.
+ * - `email` (the default): the address, only when `email_verified` is `true` — Dex connectors pass through addresses
+ *   nobody confirmed, and anyone can claim `root@example.com` at a provider that does not check.
+ * - `preferred_username` or `sub`: the value as it is, refused when it contains `@`, so that ids of the e-mail form
+ *   come from a verified `email` only and no username can be (or become a `PDS_ADMINS` entry of) an e-mail user.
+ * A token without a usable value is refused (401) naming the claim. `groups` feeds `PDS_ADMIN_GROUPS`.
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
 import { Unauthenticated, Unavailable } from '../core/errors.js';
@@ -18,11 +22,17 @@ export const EXTERNAL_ALGORITHMS = [
   'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
 ];
 
+/** Claims `PDS_OIDC_USER_CLAIM` may name. */
+export const USER_CLAIMS = ['email', 'preferred_username', 'sub'] as const;
+export type UserClaim = (typeof USER_CLAIMS)[number];
+
 export interface ExternalJwtOptions {
   /** Identity provider base URL without trailing slash (`PDS_AUTH_URL`). */
   authUrl: string;
   /** Expected `aud` (`PDS_OIDC_AUDIENCE`; Dex puts the OAuth client id there). */
   audience: string;
+  /** The claim that is the user id (`PDS_OIDC_USER_CLAIM`, default `email`). */
+  userClaim?: UserClaim;
   /** fetch for the key set (tests, proxies); defaults to the global one. */
   fetch?: typeof fetch;
   /** Key-set request timeout, milliseconds (default 5000). */
@@ -78,19 +88,32 @@ export function createExternalJwtVerifier(options: ExternalJwtOptions): External
         }
         throw new Unauthenticated(describeJoseError(err), { cause: err });
       }
-      const userId = userIdOf(payload);
-      if (!userId) throw new Unauthenticated('token names no user (email, preferred_username or sub)');
+      const userId = userIdOf(payload, options.userClaim ?? 'email');
       const groups = Array.isArray(payload.groups) ? payload.groups.filter((g): g is string => typeof g === 'string') : [];
       return { userId, groups, exp: payload.exp! };
     },
   };
 }
 
-/** `email` (when not explicitly unverified) → `preferred_username` → `sub`. */
-export function userIdOf(payload: JWTPayload): string | undefined {
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const email = payload.email_verified === false ? undefined : str(payload.email);
-  return email ?? str(payload.preferred_username) ?? str(payload.sub);
+/**
+ * The user id a verified token's payload gives under `claim` (see the module comment for the rule).
+ * @throws Unauthenticated naming the claim when it is missing, empty, an unverified e-mail, or (for
+ *   `preferred_username`/`sub`) of the e-mail form.
+ * @example userIdOf({ email: 'jane@example.com', email_verified: true }, 'email') // 'jane@example.com'
+ */
+export function userIdOf(payload: JWTPayload, claim: UserClaim): string {
+  const value = payload[claim];
+  const setting = `PDS_OIDC_USER_CLAIM=${claim}`;
+  if (typeof value !== 'string' || value === '') {
+    throw new Unauthenticated(`token has no "${claim}" claim, which is the user id on this pds (${setting}); no other claim stands in for it`);
+  }
+  if (claim === 'email' && payload.email_verified !== true) {
+    throw new Unauthenticated(`token's email is not verified (email_verified is not true); this pds takes only a verified email as the user id (${setting})`);
+  }
+  if (claim !== 'email' && value.includes('@')) {
+    throw new Unauthenticated(`token's "${claim}" looks like an e-mail address; user ids of that form come only from a verified "email" claim (${setting})`);
+  }
+  return value;
 }
 
 /** A failure to obtain the key set (network, timeout, non-200, not JSON, not a JWKS), as opposed to a bad token. */

@@ -8,7 +8,7 @@ export type TokenKind = 'self-issued' | 'pat' | 'external';
 
 /** An authenticated caller. */
 export interface Identity {
-  /** GitHub login (PAT), `email`/`preferred_username`/`sub` (external JWT) or `sub` (self-issued JWT). */
+  /** GitHub login (PAT), the `PDS_OIDC_USER_CLAIM` claim (external JWT; a verified `email` by default) or `sub` (self-issued JWT). */
   userId: string;
   /** Group claims (external or self-issued JWT); empty for a PAT. */
   groups: string[];

@@ -67,11 +67,11 @@ describe('external JWT (Dex)', () => {
     });
   });
 
-  it('falls back to preferred_username, then sub; ignores an email marked unverified', async () => {
-    const a = auth();
-    await expect(a.authenticate(`Bearer ${await dex.sign({ preferred_username: 'jane' })}`)).resolves.toMatchObject({ userId: 'jane', admin: false });
-    await expect(a.authenticate(`Bearer ${await dex.sign({ email: 'x@evil.test', email_verified: false, preferred_username: 'joe' })}`)).resolves.toMatchObject({ userId: 'joe' });
-    await expect(a.authenticate(`Bearer ${await dex.sign({})}`)).resolves.toMatchObject({ userId: 'CgcyMzQyNzQ5EgZnaXRodWI' });
+  // Issue 7 item 15 changed this contract: no fallback to preferred_username or sub (test/auth/identity-claims.test.ts).
+  it('refuses a token without a verified email instead of falling back to another claim', async () => {
+    await refused(await dex.sign({ preferred_username: 'jane' }), /no "email" claim/);
+    await refused(await dex.sign({ email: 'x@evil.test', email_verified: false, preferred_username: 'joe' }), /not verified/);
+    await refused(await dex.sign({}), /no "email" claim/);
   });
 
   it('refuses an expired token', async () => {
@@ -129,15 +129,15 @@ describe('external JWT (Dex)', () => {
 
   it('follows key rotation: an unknown kid refetches the key set, at most once per cooldown', async () => {
     const a = auth({ jwksCooldownMs: 0 });
-    await a.authenticate(`Bearer ${await dex.sign({ email: 'a@b.c' })}`);
+    await a.authenticate(`Bearer ${await dex.sign({ email: 'a@b.c', email_verified: true })}`);
     const before = dex.keyFetches;
     await dex.rotate();
-    await expect(a.authenticate(`Bearer ${await dex.sign({ email: 'rotated@b.c' })}`)).resolves.toMatchObject({ userId: 'rotated@b.c' });
+    await expect(a.authenticate(`Bearer ${await dex.sign({ email: 'rotated@b.c', email_verified: true })}`)).resolves.toMatchObject({ userId: 'rotated@b.c' });
     expect(dex.keyFetches).toBe(before + 1);
 
     // With a cooldown, forged kids cannot make pds hammer Dex.
     const slow = auth({ jwksCooldownMs: 60_000 });
-    await slow.authenticate(`Bearer ${await dex.sign({ email: 'a@b.c' })}`);
+    await slow.authenticate(`Bearer ${await dex.sign({ email: 'a@b.c', email_verified: true })}`);
     const fetched = dex.keyFetches;
     for (let i = 0; i < 5; i++) await refused(await dex.sign({ email: 'a@b.c' }, { kid: `forged-${i}` }), /signing key/, slow);
     expect(dex.keyFetches).toBe(fetched);

@@ -47,7 +47,7 @@ describe('authentication end to end', () => {
     const pat = await send(url, { headers: { authorization: 'Bearer ghp_e2eTokenWithReadUser000000000000000' } });
     expect(pat.status).toBe(200);
 
-    const jwt = await dex.sign({ email: 'jane@example.com', groups: ['dev'] });
+    const jwt = await dex.sign({ email: 'jane@example.com', email_verified: true, groups: ['dev'] });
     expect((await send(url, { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(200);
   });
 

@@ -1,0 +1,96 @@
+/**
+ * Issue 7 item 15: which claim of an external (Dex) token is the user id. `PDS_OIDC_USER_CLAIM` names it (default
+ * `email`); `email` counts only when `email_verified` is true; there is no fallback to another claim; and a
+ * `preferred_username` or `sub` id never takes the e-mail form, so no such claim can become a `PDS_ADMINS` e-mail user.
+ * Tokens come from the Dex stand-in (real RS256 key set over HTTP).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JWTPayload } from 'jose';
+import { createAuthenticator } from '../../auth/authenticate.js';
+import { loadConfig } from '../../config.js';
+import { startDexFixture, type DexFixture } from '../fixtures/dex.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { SECRET, refusal, testConfig } from './helpers.js';
+
+const ADMIN = 'root@example.com';
+let dex: DexFixture;
+
+beforeAll(async () => {
+  dex = await startDexFixture('pds');
+});
+afterAll(() => dex.close());
+
+function authenticator(claim?: string) {
+  const env = { PDS_AUTH_URL: dex.url, PDS_OIDC_AUDIENCE: 'pds', PDS_ADMINS: `${ADMIN},jane`, PDS_OIDC_USER_CLAIM: claim };
+  return createAuthenticator(testConfig(env), SECRET);
+}
+
+async function identify(claims: JWTPayload, claim?: string) {
+  return authenticator(claim).authenticate(`Bearer ${await dex.sign(claims)}`);
+}
+
+async function refusedCode(claims: JWTPayload, claim?: string): Promise<string> {
+  return (await refusal(identify(claims, claim))).code;
+}
+
+describe('PDS_OIDC_USER_CLAIM=email (the default)', () => {
+  it('takes a verified email', async () => {
+    await expect(identify({ email: ADMIN, email_verified: true })).resolves.toMatchObject({ userId: ADMIN, admin: true });
+  });
+
+  it('refuses an email not marked verified, whatever the other claims say', async () => {
+    expect(await refusedCode({ email: ADMIN, email_verified: false })).toBe('UNAUTHENTICATED');
+    expect(await refusedCode({ email: ADMIN })).toBe('UNAUTHENTICATED');
+    expect(await refusedCode({ email: ADMIN, email_verified: 'true' })).toBe('UNAUTHENTICATED');
+    expect(await refusedCode({ email: 'x@evil.test', email_verified: false, preferred_username: ADMIN })).toBe('UNAUTHENTICATED');
+  });
+
+  it('has no fallback: a token without a verified email is refused, even with preferred_username or sub', async () => {
+    expect(await refusedCode({ preferred_username: ADMIN })).toBe('UNAUTHENTICATED');
+    expect(await refusedCode({ preferred_username: 'jane' })).toBe('UNAUTHENTICATED');
+    expect(await refusedCode({ sub: ADMIN })).toBe('UNAUTHENTICATED');
+    expect(await refusedCode({})).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('PDS_OIDC_USER_CLAIM=preferred_username or sub', () => {
+  it('takes the named claim', async () => {
+    await expect(identify({ preferred_username: 'jane', email: 'other@example.com', email_verified: true }, 'preferred_username')).resolves.toMatchObject({ userId: 'jane', admin: true });
+    await expect(identify({ sub: 'CgZqYW5lEgZnaXRodWI' }, 'sub')).resolves.toMatchObject({ userId: 'CgZqYW5lEgZnaXRodWI', admin: false });
+  });
+
+  it('never lets it take an id of the e-mail form', async () => {
+    expect(await refusedCode({ preferred_username: ADMIN }, 'preferred_username')).toBe('UNAUTHENTICATED');
+    expect(await refusedCode({ sub: ADMIN }, 'sub')).toBe('UNAUTHENTICATED');
+    expect(await refusedCode({ sub: 'someone@elsewhere' }, 'sub')).toBe('UNAUTHENTICATED');
+  });
+
+  it('has no fallback to email when the claim is missing', async () => {
+    expect(await refusedCode({ email: ADMIN, email_verified: true }, 'preferred_username')).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('configuration', () => {
+  it('accepts email, preferred_username and sub, and refuses anything else naming the variable', () => {
+    expect(loadConfig({}).oidcUserClaim).toBe('email');
+    for (const claim of ['email', 'preferred_username', 'sub'] as const) expect(loadConfig({ PDS_OIDC_USER_CLAIM: claim }).oidcUserClaim).toBe(claim);
+    expect(() => loadConfig({ PDS_OIDC_USER_CLAIM: 'name' })).toThrow(/PDS_OIDC_USER_CLAIM/);
+  });
+});
+
+describe('over HTTP', () => {
+  let pds: TestServer;
+  beforeAll(async () => {
+    pds = await startTestServer({ PDS_AUTH_URL: dex.url, PDS_OIDC_AUDIENCE: 'pds', PDS_ADMINS: ADMIN });
+  });
+  afterAll(() => pds.stop());
+
+  it('does not make a token with an unverified email or a look-alike username the admin', async () => {
+    const get = async (claims: JWTPayload) =>
+      (await fetch(`${pds.url}/api/v1/tenants`, { headers: { authorization: `Bearer ${await dex.sign(claims)}` } })).status;
+    expect(await get({ email: ADMIN, email_verified: true })).toBe(200);
+    expect(await get({ email: ADMIN, email_verified: false })).toBe(401);
+    expect(await get({ email_verified: false, preferred_username: ADMIN })).toBe(401);
+    expect(await get({ sub: ADMIN })).toBe(401);
+  });
+});
