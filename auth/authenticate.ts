@@ -7,7 +7,7 @@
  * minute and never past their `exp`, so the hot path of a known token is one hash and one map look-up.
  */
 import type { Redis } from 'ioredis';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { Unauthenticated, isPlatformError } from '../core/errors.js';
 import { createGitHubUserLookup } from '../adapters/github/users.js';
 import type { Config } from '../config.js';
@@ -107,8 +107,10 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
     const cached = jwts.peek(token);
     if (cached?.ok) return cached.value;
     let issuer: string | undefined;
+    let alg: string | undefined;
     try {
       issuer = decodeJwt(token).iss;
+      alg = decodeProtectedHeader(token).alg;
     } catch {
       throw refuse('token is malformed');
     }
@@ -118,6 +120,13 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
       verified = { userId: claims.sub, groups: claims.groups, exp: claims.exp, kind: 'self-issued' };
     } else if (external && issuer === external.issuer) {
       verified = { ...(await external.verify(token)), kind: 'external' };
+    } else if (alg === 'HS256') {
+      // A pds-form token (identity providers never sign HS256 here: EXTERNAL_ALGORITHMS) minted for another base URL,
+      // typically `pds token` run with another PDS_BASE_URL or PORT than the server.
+      throw refuse(
+        `token issued for ${issuer ?? '(no issuer)'}; this pds is ${config.baseUrl}: mint one with "npx pds token" ` +
+          'run with the same PDS_BASE_URL (or PORT) as the server',
+      );
     } else {
       // Refused before any key-set fetch: a forged issuer costs nothing.
       throw refuse(external ? 'token issuer is not trusted by this pds' : 'token issuer is not trusted: external identity-provider tokens are not configured on this pds');

@@ -42,5 +42,7 @@ export async function run(argv: string[]): Promise<number> {
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
   const groups = values.groups!.split(',').map((g) => g.trim()).filter(Boolean);
   console.log(await issueSelfToken(secret, config.baseUrl, { sub: values.user, groups }, ttl));
+  // Said on a terminal only, so `$(npx pds token …)` stays clean: the issuer must be the server's base URL.
+  if (process.stderr.isTTY) console.error(`pds token: for ${config.baseUrl} (PDS_BASE_URL, else http://localhost:$PORT, as pds serve)`);
   return 0;
 }
