@@ -15,6 +15,7 @@ import { createAuthenticator, type Authenticator } from './auth/authenticate.js'
 import { loadOrCreateSecret } from './auth/self-issued.js';
 import type { Config } from './config.js';
 import { createRestApp } from './rest/app.js';
+import { createAuthLimits, type AuthLimits } from './rest/auth-limit.js';
 import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
 import { wellKnownRouter } from './rest/well-known.js';
 import type { WriteLimiter } from './tools/define.js';
@@ -38,6 +39,7 @@ export interface ServerOverrides {
   platform?: Platform;
   authenticator?: Authenticator;
   routeLimit?: Middleware;
+  authLimits?: AuthLimits;
   writeLimiter?: WriteLimiter;
   publicRoutes?: Router[];
   /** The process logger (default: JSON lines on stdout at `PDS_LOG_LEVEL`). */
@@ -86,6 +88,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     },
     authenticator: overrides.authenticator ?? createAuthenticator(config, secret, { redis }),
     routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy, log }),
+    authLimits: overrides.authLimits ?? createAuthLimits({ redis, log }),
     publicRoutes: [wellKnownRouter(config), ...(overrides.publicRoutes ?? [])],
     log,
   });

@@ -17,15 +17,26 @@ import { createPatVerifier, type PatVerifier } from './pat.js';
 import { verifySelfToken } from './self-issued.js';
 import { TokenCache } from './token-cache.js';
 
+/** What the caller of one authentication may add: a budget for the upstream calls it would cost. */
+export interface AuthAttempt {
+  /**
+   * Runs right before GitHub is asked about a PAT pds has no verdict for (never for a cached one); throwing (e.g.
+   * `RateLimited`) refuses the token without asking. `rest/auth-limit.ts` spends a per-address budget here.
+   */
+  beforeGitHubLookup?: () => Promise<void>;
+}
+
 /** Turns the `Authorization` header value into an identity. */
 export interface Authenticator {
   /**
    * @param authorization the raw `Authorization` header, e.g. `Bearer eyJ…`; `undefined` when absent.
+   * @param attempt hooks of this attempt (see {@link AuthAttempt}).
    * @throws Unauthenticated (401) for a missing, malformed, expired or unverifiable token; carries a
    *   `WWW-Authenticate` challenge with `resource_metadata`.
    * @throws Unavailable (503) when the token's issuer (GitHub, Dex) cannot be reached and nothing is cached.
+   * @throws whatever `attempt.beforeGitHubLookup` throws.
    */
-  authenticate(authorization: string | undefined): Promise<Identity>;
+  authenticate(authorization: string | undefined, attempt?: AuthAttempt): Promise<Identity>;
 }
 
 /** Optional collaborators; everything defaults to the real thing built from the configuration. */
@@ -137,7 +148,7 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
   }
 
   return {
-    async authenticate(authorization) {
+    async authenticate(authorization, attempt) {
       if (!authorization) {
         throw new Unauthenticated('missing bearer token: send "Authorization: Bearer <token>"', { challenge: challenge(config) });
       }
@@ -147,7 +158,7 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
       try {
         switch (classifyToken(token)) {
           case 'pat':
-            return identity(await verifyPat(token), [], 'pat');
+            return identity(await verifyPat(token, attempt?.beforeGitHubLookup), [], 'pat');
           case 'jwt':
             return await verifyJwt(token);
           default:

@@ -25,8 +25,11 @@ export interface PatVerifierOptions {
   now?: () => number;
 }
 
-/** Verifies a PAT and returns the GitHub login. */
-export type PatVerifier = (token: string) => Promise<string>;
+/**
+ * Verifies a PAT and returns the GitHub login. `beforeLookup` runs right before GitHub is asked about a token with no
+ * cached verdict (never for a cached one); whatever it throws (e.g. `RateLimited`) refuses the token unasked.
+ */
+export type PatVerifier = (token: string, beforeLookup?: () => Promise<void>) => Promise<string>;
 
 /**
  * @example
@@ -34,13 +37,15 @@ export type PatVerifier = (token: string) => Promise<string>;
  * const login = await verifyPat('ghp_…');
  * @throws Unauthenticated `bad credentials…` or `insufficient scope: the token needs read:user`.
  * @throws Unavailable when GitHub cannot be reached and nothing is cached.
+ * @throws whatever `beforeLookup` throws, uncached.
  */
 export function createPatVerifier(options: PatVerifierOptions): PatVerifier {
   const positiveTtlMs = options.positiveTtlMs ?? 300_000;
   const negativeTtlMs = options.negativeTtlMs ?? 30_000;
   const cache = new TokenCache<string>({ namespace: 'pds:auth:pat:', redis: options.redis, now: options.now });
-  return async (token) => {
+  return async (token, beforeLookup) => {
     const verdict = await cache.resolve(token, async () => {
+      await beforeLookup?.();
       try {
         const { login, scopes } = await options.lookup(token);
         if (!scopes.some((s) => READ_USER.has(s))) {

@@ -12,7 +12,7 @@
 import { METHODS } from 'node:http';
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import { RateLimited } from '../core/errors.js';
+import { RateLimited, isPlatformError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
@@ -20,12 +20,14 @@ import type { CallInteraction } from '../tools/interaction.js';
 import type { AnyTool } from '../tools/define.js';
 import { invoke, type InvokeDeps } from '../tools/invoke.js';
 import { refusedToolCall } from '../tools/mcp.js';
+import type { AuthLimits } from './auth-limit.js';
 import { readJsonBody } from './body.js';
 import { docsRouter } from './docs.js';
 import { errorMiddleware, statusWithoutBody } from './errors.js';
 import { iconRouter } from './icon.js';
 import { mcpRouter, readMcpBody } from './mcp.js';
 import { openApiYaml } from './openapi.js';
+import { clientAddress } from './ratelimit.js';
 import { createRouter } from './router.js';
 import { toolRouter } from './routes.js';
 
@@ -37,6 +39,8 @@ export interface RestAppOptions {
   authenticator: Authenticator;
   /** The 300/min per-user limit; mounted after authentication on `/api/v1/*` and `/mcp` (issue 3). */
   routeLimit?: Middleware;
+  /** Limits on failed authentications and GitHub look-ups per client address (`rest/auth-limit.ts`); none when absent. */
+  authLimits?: AuthLimits;
   /** Unauthenticated routes mounted beside `/healthz` (e.g. `/.well-known/oauth-protected-resource`). */
   publicRoutes?: Router[];
   /** Where unexpected errors go (default: nowhere). */
@@ -69,8 +73,16 @@ export function createRestApp(options: RestAppOptions): Koa {
     ctx.body = openApiYaml(tools, invokeDeps.config.baseUrl);
   });
 
+  const { authLimits } = options;
   const authenticate: Middleware = async (ctx, next) => {
-    ctx.state.identity = await authenticator.authenticate(ctx.get('authorization') || undefined);
+    const address = clientAddress(ctx, invokeDeps.config.trustProxy);
+    try {
+      ctx.state.identity = await authenticator.authenticate(ctx.get('authorization') || undefined, authLimits?.attempt(address));
+    } catch (err) {
+      // Over the address's budget of failures, the answer is 429 (thrown by failed()) instead of this 401.
+      if (authLimits && isPlatformError(err) && err.code === 'UNAUTHENTICATED') await authLimits.failed(address);
+      throw err;
+    }
     return next();
   };
   const passThrough: Middleware = (_ctx, next) => next();

@@ -141,12 +141,8 @@ function toDeltaReset(ctx: Context, duration: number): void {
 
 function refuseIfLimited(ctx: Context, max: number, duration: number): void {
   if (!ctx.state.rateLimit) return;
-  const retry = secondsUntil(Number(ctx.response.get(HEADERS.reset)), duration);
-  throw new RateLimited(`rate limit exceeded: ${max} requests per minute per user; retry in ${retry} s`, retry, {
-    [HEADERS.total]: String(max),
-    [HEADERS.remaining]: '0',
-    [HEADERS.reset]: String(retry),
-  });
+  const count = { remaining: 0, reset: Number(ctx.response.get(HEADERS.reset)) };
+  throw budgetSpent(`rate limit exceeded: ${max} requests per minute per user`, max, count, duration);
 }
 
 /** The shape both limiter classes share: `remaining` before this call; the call is admitted when it is > 0. */
@@ -159,6 +155,49 @@ const require = createRequire(import.meta.url);
 const RedisLimiter = require('koa-ratelimit/limiter/redis.js') as LimiterClass;
 const MemoryLimiter = require('koa-ratelimit/limiter/memory.js') as LimiterClass;
 
+/** One counted event in a window: `remaining` before it (admitted when > 0) and the reset, epoch seconds. */
+export interface WindowCount {
+  remaining: number;
+  reset: number;
+}
+
+/**
+ * A sliding-window counter per id with the write limit's machinery: async-ratelimiter on Redis when given and
+ * reachable, koa-ratelimit's memory window otherwise (the fail-open policy at the top of this file).
+ * @param what how the limit is named in the Redis fallback log lines, e.g. `write limit (20/min)`.
+ * @example
+ * const count = createWindowCounter({ redis, max: 30, namespace: 'pds:limit:authfail' }, 'failed authentications');
+ * if ((await count('203.0.113.9')).remaining <= 0) // over the budget
+ */
+export function createWindowCounter(options: LimitOptions & { max: number; namespace: string }, what: string): (id: string) => Promise<WindowCount> {
+  const { max, namespace, redis } = options;
+  const duration = options.durationMs ?? 60_000;
+  const db = new Map();
+  const breaker = redisBreaker(redis, options, what);
+  return async (id) => {
+    if (redis && breaker.usable()) {
+      try {
+        const count = await new RedisLimiter({ id, db: redis, max, duration, namespace }).get();
+        breaker.succeeded();
+        return count;
+      } catch (err) {
+        breaker.failed(err);
+      }
+    }
+    return new MemoryLimiter({ id, db, max, duration, namespace }).get();
+  };
+}
+
+/** The 429 for a spent budget, with `Retry-After` and the `RateLimit-*` headers; `message` gets "; retry in N s". */
+export function budgetSpent(message: string, max: number, count: WindowCount, durationMs = 60_000): RateLimited {
+  const retry = secondsUntil(count.reset, durationMs);
+  return new RateLimited(`${message}; retry in ${retry} s`, retry, {
+    [HEADERS.total]: String(max),
+    [HEADERS.remaining]: '0',
+    [HEADERS.reset]: String(retry),
+  });
+}
+
 /**
  * The 20/min write limit for `tools/invoke.ts` (loopback is not exempt).
  * @example
@@ -168,30 +207,12 @@ const MemoryLimiter = require('koa-ratelimit/limiter/memory.js') as LimiterClass
 export function createWriteLimiter(options: LimitOptions = {}): WriteLimiter {
   const max = options.max ?? 20;
   const duration = options.durationMs ?? 60_000;
-  const namespace = options.namespace ?? 'pds:limit:write';
-  const redis = options.redis;
-  const db = new Map();
-  const breaker = redisBreaker(redis, options, `write limit (${max}/min)`);
+  const count = createWindowCounter({ ...options, max, namespace: options.namespace ?? 'pds:limit:write' }, `write limit (${max}/min)`);
   return {
     async consume(identity) {
-      const id = identity.userId;
-      let limit: { remaining: number; reset: number } | undefined;
-      if (redis && breaker.usable()) {
-        try {
-          limit = await new RedisLimiter({ id, db: redis, max, duration, namespace }).get();
-          breaker.succeeded();
-        } catch (err) {
-          breaker.failed(err);
-        }
-      }
-      limit ??= await new MemoryLimiter({ id, db, max, duration, namespace }).get();
+      const limit = await count(identity.userId);
       if (limit.remaining > 0) return;
-      const retry = secondsUntil(limit.reset, duration);
-      throw new RateLimited(`write limit exceeded: ${max} write calls per minute per user; retry in ${retry} s`, retry, {
-        'RateLimit-Limit': String(max),
-        'RateLimit-Remaining': '0',
-        'RateLimit-Reset': String(retry),
-      });
+      throw budgetSpent(`write limit exceeded: ${max} write calls per minute per user`, max, limit, duration);
     },
   };
 }
