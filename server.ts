@@ -16,6 +16,7 @@ import { loadOrCreateSecret } from './auth/self-issued.js';
 import type { Config } from './config.js';
 import { createRestApp } from './rest/app.js';
 import { createAuthLimits, type AuthLimits } from './rest/auth-limit.js';
+import { answerClientError, refuseConnect } from './rest/client-error.js';
 import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
 import { wellKnownRouter } from './rest/well-known.js';
 import type { WriteLimiter } from './tools/define.js';
@@ -93,6 +94,8 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     log,
   });
   const http = app.listen(config.port, config.host);
+  http.on('clientError', answerClientError);
+  http.on('connect', refuseConnect);
   await once(http, 'listening');
   const port = (http.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;

@@ -11,7 +11,7 @@ import { NotFound } from '../core/errors.js';
 import { fillPath, pathParams, type AnyTool } from '../tools/define.js';
 import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
-import { jsonBody, jsonObjectBody, queryParameters } from './body.js';
+import { jsonObjectBody, queryParameters } from './body.js';
 import { createRouter } from './router.js';
 
 /** `/api/v1/status/{team}/{app}` → `/api/v1/status/:team/:app`. */
@@ -35,7 +35,7 @@ export function requestInput(tool: AnyTool, ctx: Context): Record<string, unknow
     input = queryParameters(ctx);
   } else if (binding.bodyField) {
     input = Object.create(null);
-    input[binding.bodyField] = jsonBody(ctx);
+    input[binding.bodyField] = jsonObjectBody(ctx);
   } else {
     input = jsonObjectBody(ctx);
   }

@@ -36,6 +36,8 @@ export interface SendOptions {
   rawPath?: string;
   /** Source address to bind, e.g. `127.0.0.2` (Linux routes all of 127.0.0.0/8 to lo). */
   from?: string;
+  /** A connection of its own, closed after the answer (for requests the server may stop reading, e.g. over 1 MiB). */
+  ownConnection?: boolean;
 }
 
 /** One request; the answer whatever its status. */
@@ -47,7 +49,7 @@ export function send(url: string, options: SendOptions = {}): Promise<Reply> {
       url,
       {
         method: options.method ?? 'GET',
-        agent: agentFor(options.from),
+        agent: options.ownConnection ? new Agent({ keepAlive: false, ...(options.from ? { localAddress: options.from } : {}) }) : agentFor(options.from),
         ...(options.rawPath === undefined ? {} : { path: options.rawPath }),
         headers: { ...(json ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : {}), ...options.headers },
       },
@@ -59,6 +61,8 @@ export function send(url: string, options: SendOptions = {}): Promise<Reply> {
       },
     );
     req.on('error', reject);
+    // An answer that never comes fails the request (and so the test) with a reason instead of a test timeout.
+    req.setTimeout(15_000, () => req.destroy(new Error(`no answer from ${url} within 15 s`)));
     req.end(payload);
   });
 }

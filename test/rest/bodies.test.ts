@@ -3,6 +3,7 @@
  * `Content-Encoding: gzip`, invalid JSON, a body that is not JSON, prototype keys, too large — never a 500 and never
  * a stack in the log; a 405 always lists the allowed methods in `Allow`.
  */
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingLogger, type RecordingLogger } from '../helpers/log.js';
@@ -145,5 +146,39 @@ describe('405', () => {
       expect(allow, `${method} ${path}`).not.toContain(method);
       errorOf(reply);
     }
+  });
+});
+
+describe('requests Koa never sees', () => {
+  /** Send raw bytes on a new connection; the whole answer as text. */
+  function raw(bytes: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(pds.port, '127.0.0.1', () => socket.write(bytes));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+  }
+
+  it('answers headers over 16 KiB with 431 { error }', async () => {
+    const reply = await send(pds.url, { rawPath: '/api/v1/tenants', headers: { authorization: `Bearer ${'a'.repeat(20_000)}` } });
+    expect(reply.status).toBe(431);
+    errorOf(reply);
+    closeAgents();
+  });
+
+  it('answers a malformed request line with 400 { error }, and HEAD without a body', async () => {
+    expect(await raw('GET /a b c HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 [^]*\r\n\r\n\{"error":"malformed HTTP request/);
+    const head = await raw(`HEAD /healthz HTTP/1.1\r\nHost: x\r\nX: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head.endsWith('\r\n\r\n')).toBe(true);
+  });
+
+  it('answers CONNECT with 405 { error } instead of dropping the connection', async () => {
+    const text = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 405 /);
+    expect(text).toMatch(/\r\nAllow: /);
+    expect(text).toMatch(/\{"error":"method CONNECT is not allowed/);
   });
 });

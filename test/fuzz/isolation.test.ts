@@ -1,0 +1,101 @@
+/**
+ * Fuzz tenant isolation (issue 7, "The fuzz suite"): a member (mel) or viewer (vic) of tenant alpha calls every tool
+ * in the registry, over REST and MCP, with generated and mutated inputs whose names are all bravo's (tenant, service,
+ * repository, workflow). Never a 5xx; nothing of bravo's comes back; bravo's state is unchanged afterwards.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyTool } from '../../tools/define.js';
+import { allTools } from '../../tools/registry.js';
+import { connectMcp } from '../helpers/mcp-client.js';
+import { BRAVO_SECRETS, bravoSnapshot, callRest, firstDifference, runParameters, settle, startWorld, timeBox, type World } from './harness.js';
+import { toolInputs } from './inputs.js';
+import { show } from './mutations.js';
+
+let world: World;
+const clients = {} as Record<'mel' | 'vic', Client>;
+
+beforeAll(async () => {
+  world = await startWorld();
+  for (const user of ['mel', 'vic'] as const) clients[user] = await connectMcp(world.pds, user, `isolation-${user}`);
+});
+afterAll(async () => {
+  for (const client of Object.values(clients)) await client.close();
+  await world.close();
+});
+
+/** Every name in `input` made bravo's: tenant fields, service fields, repositories, the workflow, nested parameters. */
+function bravoize(tool: AnyTool, input: Record<string, unknown>): Record<string, unknown> {
+  const names: Record<string, unknown> = {
+    team: 'bravo', team_name: 'bravo', tenant: 'bravo', component_name: 'vault', app: 'vault',
+    dockerfile_repo: 'bravo/secret-repo', repo: 'bravo/secret-repo',
+  };
+  if (tool.name === 'platform_get_tenant') names.name = 'bravo';
+  if (tool.name === 'platform_get_workflow') names.name = world.bravoWorkflow;
+  const schemaKeys = Object.keys(tool.input.shape as object);
+  const out: Record<string, unknown> = { ...input };
+  for (const [key, value] of Object.entries(names)) if (schemaKeys.includes(key)) out[key] = value;
+  if (tool.name === 'platform_execute_operation') {
+    const parameters = out.parameters && typeof out.parameters === 'object' ? out.parameters : {};
+    out.parameters = { ...parameters, team_name: 'bravo', component_name: 'vault' };
+  }
+  return out;
+}
+
+/** A secret of bravo's in an answer that the question did not contain. */
+function leaked(text: string, input: unknown): string | undefined {
+  const asked = JSON.stringify(input);
+  return BRAVO_SECRETS.find((secret) => text.includes(secret) && !asked.includes(secret));
+}
+
+const callers = fc.constantFrom('mel' as const, 'vic' as const);
+
+describe.each(allTools.map((tool) => [tool.name, tool] as const))('%s with bravo names, as alpha', (_name, tool) => {
+  it('over REST: never reads or changes bravo', async () => {
+    const box = timeBox(350);
+    await fc.assert(
+      fc.asyncProperty(callers, toolInputs(tool), async (caller, raw) => {
+        if (box.expired()) return;
+        const input = bravoize(tool, raw);
+        const before = await bravoSnapshot(world);
+        const reply = await callRest(world, world.auth[caller], tool, input);
+        const where = `${caller} ${tool.name} ${show(input)} → ${reply.status} ${reply.body.slice(0, 300)}`;
+        expect(reply.status, where).toBeLessThan(500);
+        expect(leaked(reply.body, input), where).toBeUndefined();
+        if (reply.status < 300 && tool.kind === 'write') await settle(world);
+        const after = await bravoSnapshot(world);
+        expect(after === before, `${where}: bravo changed\n${firstDifference(before, after)}`).toBe(true);
+      }),
+      runParameters(12),
+    );
+  });
+
+  it('over MCP: never reads or changes bravo', async () => {
+    const box = timeBox(350);
+    await fc.assert(
+      fc.asyncProperty(callers, toolInputs(tool), async (caller, raw) => {
+        if (box.expired()) return;
+        const input = bravoize(tool, raw);
+        const before = await bravoSnapshot(world);
+        const where = `${caller} ${tool.name} ${show(input)}`;
+        let text: string;
+        let accepted = false;
+        try {
+          const result = await clients[caller].callTool({ name: tool.name, arguments: input });
+          text = JSON.stringify(result);
+          accepted = !result.isError;
+        } catch (err) {
+          const code = (err as { code?: unknown }).code;
+          expect(typeof code === 'number' && code >= 400 && code < 500, `${where} → ${String(err).slice(0, 300)}`).toBe(true);
+          text = String(err);
+        }
+        expect(leaked(text, input), `${where} → ${text.slice(0, 300)}`).toBeUndefined();
+        if (accepted && tool.kind === 'write') await settle(world);
+        const after = await bravoSnapshot(world);
+        expect(after === before, `${where}: bravo changed\n${firstDifference(before, after)}`).toBe(true);
+      }),
+      runParameters(12),
+    );
+  });
+});
