@@ -12,7 +12,7 @@ import type { Parameters as FcParameters } from 'fast-check';
 import type { AnyTool } from '../../tools/define.js';
 import { fillPath } from '../../tools/define.js';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
-import { startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
 import { closeAgents, send, type Reply } from '../limits/http.js';
 import type { JsonSchema } from './json-schema-arbitrary.js';
 import { show } from './mutations.js';
@@ -63,17 +63,9 @@ export interface World {
 }
 
 async function execute(pds: TestServer, user: string, operation: string, params: Record<string, string>): Promise<string> {
-  const res = await pds.api(user, 'POST', `/api/v1/operations/${operation}/execute`, params);
-  if (res.status !== 200) throw new Error(`seeding ${operation}: ${res.status} ${JSON.stringify(res.body)}`);
-  const done = await waitForWorkflow(pds, user, res.body.workflowName);
+  const done = await executeAndWait(pds, user, operation, params);
   if (done.audit.status !== 'succeeded') throw new Error(`seeding ${operation}: ${JSON.stringify(done.audit)}`);
-  return res.body.workflowName;
-}
-
-async function registerRepo(pds: TestServer, user: string, team: string, repo: string): Promise<void> {
-  const grant = await pds.api(user, 'POST', '/api/v1/repos/grant-access', { team_name: team, repo });
-  const sync = await pds.api(user, 'POST', '/api/v1/repos/sync', { team });
-  if (grant.status !== 200 || sync.status !== 200) throw new Error(`registering ${repo}: ${JSON.stringify([grant.body, sync.body])}`);
+  return done.workflow;
 }
 
 /** Start pds with unlimited writes (the write limit is not under test here, and would refuse most calls). */
@@ -82,8 +74,8 @@ export async function startWorld(): Promise<World> {
   const pds = await startTestServer({ PDS_GITHUB_API_URL: github.url }, { writeLimiter: { consume: async () => {} } });
   await execute(pds, 'root', 'create-tenant', { team_name: 'alpha', admins: 'ada', members: 'mel', viewers: 'vic' });
   await execute(pds, 'root', 'create-tenant', { team_name: 'bravo', admins: 'bruno', contact_email: 'bravo-secret@example.com' });
-  await registerRepo(pds, 'ada', 'alpha', 'alpha/web');
-  await registerRepo(pds, 'bruno', 'bravo', 'bravo/secret-repo');
+  await registerRepository(pds, 'ada', 'alpha', 'alpha/web');
+  await registerRepository(pds, 'bruno', 'bravo', 'bravo/secret-repo');
   await execute(pds, 'ada', 'deploy-service', { action: 'onboard', team_name: 'alpha', component_name: 'web', dockerfile_repo: 'alpha/web', git_tag: '0.1.0', port: '8080' });
   const bravoWorkflow = await execute(pds, 'bruno', 'deploy-service', {
     action: 'onboard', team_name: 'bravo', component_name: 'vault', dockerfile_repo: 'bravo/secret-repo', git_tag: '7.7.7', port: '8443',
@@ -114,15 +106,18 @@ function asText(value: unknown): string {
 }
 
 /**
- * The HTTP request that calls `tool` with `input` over REST, as its binding says (operation tools post to
- * `/api/v1/operations/{name}/execute`). Non-object inputs are sent as the body as they are.
+ * The HTTP request that calls `tool` with `input` over REST, as its binding says (path parameters pinned by
+ * `pathValues`, e.g. each operation's `name`, from the binding). Non-object inputs are sent as the body as they are.
+ * @throws TypeError for a tool without a REST binding.
  */
 export function restRequest(tool: AnyTool, input: unknown): { method: string; path: string; body?: string } {
-  const binding = tool.rest ?? { method: 'POST' as const, path: `/api/v1/operations/${tool.operation!.name}/execute` };
+  const binding = tool.rest;
+  if (!binding) throw new TypeError(`${tool.name} has no REST route`);
   const fields: Record<string, unknown> = input && typeof input === 'object' && !Array.isArray(input) ? { ...input } : {};
   const path = fillPath(binding.path, (name) => {
-    const value = fields[name];
-    delete fields[name];
+    const pinned = binding.pathValues?.[name];
+    const value = pinned ?? fields[name];
+    if (pinned === undefined) delete fields[name];
     return encodeURIComponent(asText(value ?? ''));
   });
   if (binding.method === 'GET') {
@@ -135,7 +130,7 @@ export function restRequest(tool: AnyTool, input: unknown): { method: string; pa
     return { method: 'GET', path: qs ? `${path}?${qs}` : path };
   }
   const objectInput = input && typeof input === 'object' && !Array.isArray(input);
-  const body = !objectInput ? input : 'bodyField' in binding && binding.bodyField ? fields[binding.bodyField] : fields;
+  const body = !objectInput ? input : binding.bodyField ? fields[binding.bodyField] : fields;
   return { method: 'POST', path, body: JSON.stringify(body ?? {}) };
 }
 

@@ -97,3 +97,14 @@ export async function registerRepository(server: TestServer, user: string, team:
     throw new Error(`sync ${team}: HTTP ${sync.status} ${JSON.stringify(sync.body)}`);
   }
 }
+
+/**
+ * Execute an operation as `user`, expect it accepted (200) and wait for its workflow.
+ * @returns the final `GET /api/v1/workflows/{name}` body (its `audit.status` says succeeded or failed).
+ * @throws Error with the answer when the execution is not accepted.
+ */
+export async function executeAndWait(server: TestServer, user: string, operation: string, params: Record<string, string>): Promise<any> {
+  const res = await server.api(user, 'POST', `/api/v1/operations/${operation}/execute`, params);
+  if (res.status !== 200) throw new Error(`${operation} as ${user}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  return waitForWorkflow(server, user, res.body.workflowName);
+}

@@ -8,18 +8,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../tools/registry.js';
 import { connectMcp, resultText } from '../helpers/mcp-client.js';
-import { startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { executeAndWait, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 /** Every own property name of Object.prototype, and the lowercase ones that pass as DNS labels. */
 const NAMES = [...new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype', 'tostring', 'valueof', 'hasownproperty'])];
 
 let pds: TestServer;
 
-async function execute(user: string, operation: string, params: Record<string, string>) {
-  const res = await pds.api(user, 'POST', `/api/v1/operations/${operation}/execute`, params);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return waitForWorkflow(pds, user, res.body.workflowName);
-}
+const execute = (user: string, operation: string, params: Record<string, string>) => executeAndWait(pds, user, operation, params);
 
 beforeAll(async () => {
   // Unlimited writes: this test sends far more than 20 executions a minute, and the write limit is not its subject.
