@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../tools/registry.js';
 import { connectMcp, resultText } from '../helpers/mcp-client.js';
-import { executeAndWait, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { executeAndWait, registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 /** Every own property name of Object.prototype, and the lowercase ones that pass as DNS labels. */
 const NAMES = [...new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype', 'tostring', 'valueof', 'hasownproperty'])];
@@ -21,6 +21,7 @@ beforeAll(async () => {
   // Unlimited writes: this test sends far more than 20 executions a minute, and the write limit is not its subject.
   pds = await startTestServer({}, { writeLimiter: { consume: async () => {} } });
   await execute('root', 'create-tenant', { team_name: 'acme', admins: 'alice' });
+  await registerRepository(pds, 'alice', 'acme', 'acme/web');
   await execute('alice', 'deploy-service', { action: 'onboard', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.1.0', port: '8787' });
 });
 
@@ -129,8 +130,9 @@ describe('a tenant called "constructor"', () => {
     const tenant = await pds.api('carol', 'GET', '/api/v1/tenants/constructor');
     expect(tenant).toMatchObject({ status: 200, body: { tenant: { name: 'constructor', members: [{ userId: 'carol', role: 'admin' }] } } });
     expect((await pds.api('carol', 'GET', '/api/v1/tenants/acme')).status).toBe(403);
+    await registerRepository(pds, 'carol', 'constructor', 'constructor/tostring');
     const done = await execute('carol', 'deploy-service', {
-      action: 'onboard', team_name: 'constructor', component_name: 'valueof', dockerfile_repo: 'acme/web', git_tag: '0.1.0', port: '8080',
+      action: 'onboard', team_name: 'constructor', component_name: 'valueof', dockerfile_repo: 'constructor/tostring', git_tag: '0.1.0', port: '8080',
     });
     expect(done.audit.status).toBe('succeeded');
     expect((await pds.api('carol', 'GET', '/api/v1/services/constructor/valueof')).status).toBe(200);
