@@ -13,6 +13,7 @@ import type { AnyTool } from '../../tools/define.js';
 import { fillPath } from '../../tools/define.js';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
 import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
+import { CLIENTS, connectHttp, type TestClient } from '../helpers/mcp-clients.js';
 import { closeAgents, send, type Reply } from '../limits/http.js';
 import type { JsonSchema } from './json-schema-arbitrary.js';
 import { show } from './mutations.js';
@@ -93,6 +94,30 @@ export async function startWorld(): Promise<World> {
       await github.close();
     },
   };
+}
+
+/**
+ * MCP clients for `users`, each over every toolset, the first on the v2 client with protocol 2026-07-28, the next on
+ * 2025-11-25, then the v1 client: one fuzz run covers every client the other MCP tests use.
+ */
+export async function mcpClients<U extends keyof World['auth']>(world: World, users: readonly U[]): Promise<Record<U, TestClient>> {
+  const kinds = [...CLIENTS].reverse();
+  const clients = {} as Record<U, TestClient>;
+  for (const [i, user] of users.entries()) {
+    clients[user] = await connectHttp(kinds[i % kinds.length]!, `${world.pds.url}/mcp?toolsets=all`, { authorization: world.auth[user] });
+  }
+  return clients;
+}
+
+/**
+ * The HTTP status an MCP client's error reports, or `undefined` when it is not an HTTP refusal (a JSON-RPC or
+ * protocol error): the v1 client puts it in `code`, the v2 client's `SdkHttpError` in `status`.
+ */
+export function httpStatusOf(err: unknown): number | undefined {
+  const e = err as { name?: string; code?: unknown; status?: unknown };
+  if (typeof e.status === 'number') return e.status;
+  if (e.name !== 'McpError' && typeof e.code === 'number' && e.code >= 100) return e.code;
+  return undefined;
 }
 
 /** The published input schema of a tool, as MCP lists it. */

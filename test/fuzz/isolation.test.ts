@@ -3,22 +3,21 @@
  * in the registry, over REST and MCP, with generated and mutated inputs whose names are all bravo's (tenant, service,
  * repository, workflow). Never a 5xx; nothing of bravo's comes back; bravo's state is unchanged afterwards.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { TestClient } from '../helpers/mcp-clients.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../tools/define.js';
 import { allTools } from '../../tools/registry.js';
-import { connectMcp } from '../helpers/mcp-client.js';
-import { BRAVO_SECRETS, bravoSnapshot, callRest, firstDifference, runParameters, settle, startWorld, timeBox, type World } from './harness.js';
+import { BRAVO_SECRETS, bravoSnapshot, callRest, firstDifference, httpStatusOf, mcpClients, runParameters, settle, startWorld, timeBox, type World } from './harness.js';
 import { toolInputs } from './inputs.js';
 import { show } from './mutations.js';
 
 let world: World;
-const clients = {} as Record<'mel' | 'vic', Client>;
+let clients: Record<'mel' | 'vic', TestClient>;
 
 beforeAll(async () => {
   world = await startWorld();
-  for (const user of ['mel', 'vic'] as const) clients[user] = await connectMcp(world.pds, user, `isolation-${user}`);
+  clients = await mcpClients(world, ['mel', 'vic'] as const);
 });
 afterAll(async () => {
   for (const client of Object.values(clients)) await client.close();
@@ -66,8 +65,8 @@ const overMcp: Transport = async (caller, tool, input) => {
     return { text: JSON.stringify(result), accepted: !result.isError };
   } catch (err) {
     // Only the HTTP edge may refuse before the tool: a 4xx, never a 5xx or a JSON-RPC internal error.
-    const code = (err as { code?: unknown }).code;
-    expect(typeof code === 'number' && code >= 400 && code < 500, `${caller} ${tool.name} ${show(input)} → ${String(err).slice(0, 300)}`).toBe(true);
+    const code = httpStatusOf(err);
+    expect(code !== undefined && code >= 400 && code < 500, `${caller} ${tool.name} ${show(input)} → ${String(err).slice(0, 300)}`).toBe(true);
     return { text: String(err), accepted: false };
   }
 };

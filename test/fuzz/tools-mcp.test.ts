@@ -3,21 +3,20 @@
  * and mutated inputs as over REST. Never a protocol error or an HTTP 5xx; a refusal is a tool result with
  * `isError: true` and a message (or, for a body the HTTP edge cannot read, an HTTP 4xx); a refused call changes nothing.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { textOf, type TestClient } from '../helpers/mcp-clients.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../tools/registry.js';
-import { connectMcp, resultText } from '../helpers/mcp-client.js';
-import { firstDifference, runParameters, timeBox, settle, snapshot, startWorld, type World } from './harness.js';
+import { firstDifference, httpStatusOf, mcpClients, runParameters, settle, snapshot, startWorld, timeBox, type World } from './harness.js';
 import { toolInputs } from './inputs.js';
 import { show } from './mutations.js';
 
 let world: World;
-const clients = {} as Record<'root' | 'mel', Client>;
+let clients: Record<'root' | 'mel', TestClient>;
 
 beforeAll(async () => {
   world = await startWorld();
-  for (const user of ['root', 'mel'] as const) clients[user] = await connectMcp(world.pds, user, `fuzz-${user}`);
+  clients = await mcpClients(world, ['root', 'mel'] as const);
 });
 afterAll(async () => {
   for (const client of Object.values(clients)) await client.close();
@@ -37,13 +36,13 @@ describe.each(allTools.map((tool) => [tool.name, tool] as const))('%s over MCP',
           const result = await clients[caller].callTool({ name: tool.name, arguments: input });
           refused = result.isError === true;
           if (refused) {
-            expect(resultText(result), where).not.toBe('internal error');
-            expect(resultText(result).length, where).toBeGreaterThan(8);
+            expect(textOf(result), where).not.toBe('internal error');
+            expect(textOf(result).length, where).toBeGreaterThan(8);
           }
         } catch (err) {
           // Only the HTTP edge may refuse before the tool (e.g. a body over 1 MiB): a 4xx, never a 5xx or -32603.
-          const code = (err as { code?: unknown }).code;
-          expect(typeof code === 'number' && code >= 400 && code < 500, `${where} → ${String(err).slice(0, 300)}`).toBe(true);
+          const code = httpStatusOf(err);
+          expect(code !== undefined && code >= 400 && code < 500, `${where} → ${String(err).slice(0, 300)}`).toBe(true);
           refused = true;
         }
         if (refused) {

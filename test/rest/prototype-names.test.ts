@@ -4,10 +4,9 @@
  * never "found" when no such thing exists — over every REST endpoint and over MCP — and a tenant may even be called
  * `constructor`.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../tools/registry.js';
-import { connectMcp, resultText } from '../helpers/mcp-client.js';
+import { CLIENTS, connectHttp, textOf, type TestClient } from '../helpers/mcp-clients.js';
 import { executeAndWait, registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 /** Every own property name of Object.prototype, and the lowercase ones that pass as DNS labels. */
@@ -96,10 +95,10 @@ describe('prototype member names over REST', () => {
   });
 });
 
-describe('prototype member names over MCP', () => {
-  let client: Client;
+describe.each(CLIENTS)('prototype member names over MCP ($name)', (kind) => {
+  let client: TestClient;
   beforeAll(async () => {
-    client = await connectMcp(pds, 'alice', 'prototype-names');
+    client = await connectHttp(kind, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token('alice')}` });
   });
   afterAll(() => client.close());
 
@@ -116,7 +115,7 @@ describe('prototype member names over MCP', () => {
     for (const [tool, args] of calls) {
       expect(allTools.map((t) => t.name)).toContain(tool);
       const result = await client.callTool({ name: tool, arguments: args });
-      if (!result.isError || resultText(result) === 'internal error' || resultText(result) === '') {
+      if (!result.isError || textOf(result) === 'internal error' || textOf(result) === '') {
         wrong.push(`${tool} ${JSON.stringify(args)} → ${JSON.stringify(result).slice(0, 160)}`);
       }
     }

@@ -3,7 +3,7 @@
  * the same body, over REST and MCP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp, resultText } from '../helpers/mcp-client.js';
+import { CLIENTS, connectHttp, textOf } from '../helpers/mcp-clients.js';
 import { startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
@@ -36,14 +36,14 @@ describe("another tenant's workflow", () => {
     expect((await pds.api('root', 'GET', `/api/v1/workflows/${secret}`)).status).toBe(200);
   });
 
-  it('is answered exactly like a missing one over MCP', async () => {
-    const client = await connectMcp(pds, 'alice', 'workflow-404');
+  it.each(CLIENTS)('is answered exactly like a missing one over MCP ($name)', async (kind) => {
+    const client = await connectHttp(kind, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token('alice')}` });
     try {
       const missingName = secret.replace(/-[a-z0-9]+$/, '-zzzzz');
       const hidden = await client.callTool({ name: 'platform_get_workflow', arguments: { name: secret } });
       const missing = await client.callTool({ name: 'platform_get_workflow', arguments: { name: missingName } });
       expect(hidden.isError).toBe(true);
-      expect(resultText(hidden)).toBe(resultText(missing).replace(missingName, secret));
+      expect(textOf(hidden)).toBe(textOf(missing).replace(missingName, secret));
     } finally {
       await client.close();
     }
