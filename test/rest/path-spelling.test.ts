@@ -18,6 +18,7 @@ const PUBLIC = new Set([
   '/docs',
   '/docs/init.js',
   '/docs/assets/:file',
+  '/icon.svg',
   '/.well-known/oauth-protected-resource',
   '/.well-known/oauth-protected-resource/mcp',
 ]);
