@@ -29,7 +29,7 @@ export interface RunningServer {
   port: number;
   config: Config;
   platform: Platform;
-  /** The Koa app being served (its routers give the route table: `rest/route-table.ts`). */
+  /** The Koa app being served (its routers give the mounted routes: `rest/mounted-routes.ts`). */
   app: Koa;
   /** Stop listening, end open connections, stop background work and flush state. */
   close(): Promise<void>;

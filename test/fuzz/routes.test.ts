@@ -7,7 +7,7 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeTable } from '../../rest/route-table.js';
+import { mountedRoutes } from '../../rest/mounted-routes.js';
 import { send } from '../limits/http.js';
 import { firstDifference, runParameters, settle, snapshot, startWorld, timeBox, type World } from './harness.js';
 import { ODD_NAMES, show } from './mutations.js';
@@ -87,11 +87,11 @@ function isJsonRpcError(body: string): boolean {
 
 describe('every route, mutated', () => {
   it('lists routes to fuzz', () => {
-    expect(routeTable(world.pds.app).length).toBeGreaterThan(20);
+    expect(mountedRoutes(world.pds.app).length).toBeGreaterThan(20);
   });
 
   it('never answers 5xx, always answers errors with { error }, and changes nothing when it refuses', async () => {
-    const routes = routeTable(world.pds.app);
+    const routes = mountedRoutes(world.pds.app);
     const box = timeBox(10_000);
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes).chain((route) => request(world, route)), async (r) => {

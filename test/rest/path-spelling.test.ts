@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteLimit } from '../../rest/ratelimit.js';
-import { routeTable } from '../../rest/route-table.js';
+import { mountedRoutes } from '../../rest/mounted-routes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { closeAgents, send, type Reply } from '../limits/http.js';
 
@@ -101,14 +101,14 @@ function describeReply(method: string, path: string, reply: Reply): string {
 
 describe('path spelling', () => {
   it('reads the route table from the routers, public and protected routes alike', () => {
-    const paths = routeTable(pds.app).map((r) => r.path);
+    const paths = mountedRoutes(pds.app).map((r) => r.path);
     expect(paths).toEqual(expect.arrayContaining(['/healthz', '/api/v1/tenants', '/api/v1/tenants/:name', '/mcp']));
     expect(paths.length).toBeGreaterThan(20);
   });
 
   it('refuses every protected route without a token (401), and serves only the public ones', async () => {
     const wrong: string[] = [];
-    for (const route of routeTable(pds.app)) {
+    for (const route of mountedRoutes(pds.app)) {
       const path = concrete(route.path);
       for (const method of route.methods.filter((m) => m === 'GET' || m === 'POST')) {
         const reply = await anonymous(pds, method, path);
@@ -122,7 +122,7 @@ describe('path spelling', () => {
   it('answers every other spelling of every route with 401, 404 or 405, never a handler and never 5xx', async () => {
     const wrong: string[] = [];
     let sent = 0;
-    for (const route of routeTable(pds.app)) {
+    for (const route of mountedRoutes(pds.app)) {
       const isPublic = PUBLIC.has(route.path);
       for (const method of route.methods.filter((m) => m === 'GET' || m === 'POST')) {
         for (const spelling of spellings(concrete(route.path))) {

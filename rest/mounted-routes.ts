@@ -14,9 +14,9 @@ export interface RouteEntry {
 /**
  * Every route of every router mounted on `app` with `app.use(router.routes())`, in mounting order. Middleware layers
  * (`router.use(…)`, which have no methods) are not routes and are left out.
- * @example routeTable(app).find((r) => r.path === '/healthz') // { methods: ['HEAD', 'GET'], path: '/healthz' }
+ * @example mountedRoutes(app).find((r) => r.path === '/healthz') // { methods: ['HEAD', 'GET'], path: '/healthz' }
  */
-export function routeTable(app: Koa): RouteEntry[] {
+export function mountedRoutes(app: Koa): RouteEntry[] {
   const routes: RouteEntry[] = [];
   for (const middleware of app.middleware) {
     const router = (middleware as { router?: Router }).router;
