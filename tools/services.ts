@@ -26,6 +26,8 @@ export const listServices = defineTool({
     let items: Service[];
     if (team) {
       await requireTenantAccess(platform.backend, identity, team, 'viewer');
+      // A platform admin passes access for any name; a tenant that does not exist is then 404, as for its detail.
+      if (identity.admin && !(await platform.backend.getTenant(team))) throw new NotFound(`tenant not found: ${team}`);
       items = await platform.backend.listServices(team);
     } else {
       const visible = await visibleTenants(platform.backend, identity);

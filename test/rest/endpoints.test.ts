@@ -93,6 +93,8 @@ describe('services, status, logs, resources', () => {
     const filtered = await pds.api('root', 'GET', '/api/v1/services?team=umbrella');
     expect(filtered.body.items.map((s: any) => s.team)).toEqual(['umbrella']);
     expect((await pds.api('alice', 'GET', '/api/v1/services?team=umbrella')).status).toBe(403);
+    // A platform admin asking for a tenant that does not exist gets 404, as for the tenant's detail.
+    expect(await pds.api('root', 'GET', '/api/v1/services?team=nope')).toMatchObject({ status: 404, body: { error: 'tenant not found: nope' } });
   });
 
   it('404s a missing service and a missing GitOps application with their own messages', async () => {
