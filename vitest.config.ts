@@ -30,8 +30,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts', 'tools/**/*.test.ts', 'templates/**/*.test.ts', 'auth/**/*.test.ts', 'adapters/**/*.test.ts', 'rest/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'test/cluster/**'],
-          // A real redis-server on a free loopback port for the run (inject('redisUrl')).
-          globalSetup: ['test/setup/redis.ts'],
+          // A real redis-server and a real PostgreSQL on free loopback ports for the run (inject('redisUrl'),
+          // inject('postgresUrl')).
+          globalSetup: ['test/setup/redis.ts', 'test/setup/postgres.ts'],
         },
       },
       {

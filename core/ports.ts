@@ -100,8 +100,54 @@ export interface AuditStore {
   settle(workflowName: string, status: AuditStatus, message: string): Promise<void>;
   /** The entry of one workflow, or `undefined`. */
   get(workflowName: string): Promise<AuditEntry | undefined>;
-  /** The `limit` most recent entries that pass `visible`, newest first. */
+  /**
+   * The `limit` most recent entries that pass `visible`, newest first.
+   * @deprecated filters in JavaScript over the whole trail; use {@link QueryableAuditStore.query}.
+   */
   recent(limit: number, visible: (entry: AuditEntry) => boolean): Promise<AuditEntry[]>;
+}
+
+/** A tenant by name and identity: the name may be reused after delete-tenant, the uid never is (issue 7 item 4). */
+export interface TenantRef {
+  name: string;
+  /** The sandbox's tenant uid, or the Namespace UID on Kubernetes. */
+  uid: string;
+}
+
+/**
+ * Whose audit entries a caller may read: everything (platform admins), or the entries of the tenants they belong to
+ * (by identity, so a deleted tenant's history stays with it) plus the entries they made themselves.
+ */
+export type AuditVisibility = 'all' | { userId: string; tenants: readonly TenantRef[] };
+
+/** A query of the audit trail, executed by the store (an indexed query, not a scan). */
+export interface AuditQuery {
+  visible: AuditVisibility;
+  /** At most this many entries, newest first (`GET /api/v1/audit` asks for 50). */
+  limit: number;
+  /** Only entries of the tenant of this name (for a non-admin: its current identity only). */
+  tenant?: string;
+  /** Only entries whose `component_name` is this. */
+  service?: string;
+  /** Only entries made by this user. */
+  userId?: string;
+}
+
+/** An audit entry with the identity of the tenant it belongs to, for access checks; not part of any response. */
+export interface AuditRecord extends AuditEntry {
+  /** The tenant's uid when the entry was recorded (or the tenant its workflow created); absent when none. */
+  tenantUid?: string;
+}
+
+/**
+ * The audit port as the record store implements it (issue 9): {@link AuditStore} with the query executed by the
+ * store. Phase 2 folds `query` into `AuditStore` and drops `recent` and its JavaScript predicate.
+ */
+export interface QueryableAuditStore extends AuditStore {
+  /** The entry of one workflow with its tenant's identity, or `undefined`. */
+  get(workflowName: string): Promise<AuditRecord | undefined>;
+  /** The newest entries that `query.visible` allows and the filters select, at most `query.limit`. */
+  query(query: AuditQuery): Promise<AuditRecord[]>;
 }
 
 /** Repositories per team through the code-host app (GitHub App, or the sandbox). */

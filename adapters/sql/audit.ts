@@ -1,0 +1,159 @@
+/**
+ * The audit trail (SPEC "Audit entry") in SQL: {@link QueryableAuditStore}. One row per workflow, newest first by
+ * `seq` (the order entries were recorded). Each entry carries its tenant's name and identity (`tenant_uid`), so a
+ * tenant re-created under an old name does not inherit the old one's history (issue 7 item 4).
+ *
+ * `query` runs as one indexed branch per visible tenant plus one for the caller's own entries, each limited to `limit`
+ * rows, merged and cut to `limit`: its cost is ~(tenants + 1) × limit index rows, however long the trail is.
+ */
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { Conflict } from '../../core/errors.js';
+import type { AuditEntry, AuditStatus } from '../../core/model.js';
+import type { AuditQuery, AuditRecord, QueryableAuditStore } from '../../core/ports.js';
+import { json, type Executor } from './executor.js';
+import type { AuditEntriesTable, Database } from './schema.js';
+import { tenantUidOf } from './workflows.js';
+
+/** Rows read per round by the deprecated {@link SqlAuditStore.recent}. */
+const RECENT_PAGE = 500;
+
+type AuditRow = Selectable<AuditEntriesTable>;
+
+/** The audit store; bound to the database or to one transaction. */
+export class SqlAuditStore implements QueryableAuditStore {
+  constructor(private readonly db: Executor) {}
+
+  /**
+   * Record a new entry. Its tenant is `options.tenantUid` (null: none), else the live tenant named
+   * `parameters.team_name` (if any).
+   * When its workflow has settled already, the entry takes the workflow's final status and message, so it can never
+   * stay `submitted`.
+   * @throws Conflict when an entry for the same workflow exists.
+   */
+  async append(entry: AuditEntry, options: { tenantUid?: string | null } = {}): Promise<void> {
+    const tenant = entry.parameters.team_name ?? '';
+    const tenantUid = options.tenantUid !== undefined ? options.tenantUid : await tenantUidOf(this.db, tenant);
+    let { status, message } = entry;
+    if (status === 'submitted') {
+      const run = await this.db.selectFrom('workflows').select(['phase', 'message']).where('name', '=', entry.workflowName).executeTakeFirst();
+      if (run && run.phase !== 'submitted') ({ phase: status, message } = run);
+    }
+    const inserted = await this.db
+      .insertInto('audit_entries')
+      .values({
+        id: entry.id,
+        timestamp: entry.timestamp,
+        user_id: entry.userId,
+        operation: entry.operation,
+        parameters: JSON.stringify(entry.parameters),
+        workflow_name: entry.workflowName,
+        status,
+        risk_level: entry.riskLevel,
+        message,
+        tenant,
+        tenant_uid: tenantUid ?? null,
+        service: entry.parameters.component_name ?? '',
+      })
+      .onConflict((oc) => oc.column('workflow_name').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+      throw new Conflict(`an audit entry for workflow ${entry.workflowName} exists already`);
+    }
+  }
+
+  /**
+   * Move the entry of `workflowName` to `status` with `message`; unknown names are ignored. (Settling a workflow
+   * through `WorkflowStore.settle` settles its entry too.)
+   */
+  async settle(workflowName: string, status: AuditStatus, message: string): Promise<void> {
+    await this.db.updateTable('audit_entries').set({ status, message }).where('workflow_name', '=', workflowName).execute();
+  }
+
+  /** The entry of one workflow, with its tenant's uid, or `undefined`. */
+  async get(workflowName: string): Promise<AuditRecord | undefined> {
+    const row = await this.db.selectFrom('audit_entries').selectAll().where('workflow_name', '=', workflowName).executeTakeFirst();
+    return row && fromRow(row);
+  }
+
+  /** The newest entries `query.visible` allows and the filters select, at most `query.limit`, newest first. */
+  async query(query: AuditQuery): Promise<AuditRecord[]> {
+    const limit = Math.max(0, Math.floor(query.limit));
+    if (limit === 0) return [];
+    const filtered = (qb: SelectQueryBuilder<Database, 'audit_entries', AuditRow>) => {
+      let q = qb;
+      if (query.service !== undefined) q = q.where('service', '=', query.service);
+      if (query.userId !== undefined) q = q.where('user_id', '=', query.userId);
+      return q;
+    };
+    const base = () => filtered(this.db.selectFrom('audit_entries').selectAll());
+
+    let branches: Array<SelectQueryBuilder<Database, 'audit_entries', AuditRow>>;
+    if (query.visible === 'all') {
+      branches = [query.tenant === undefined ? base() : base().where('tenant', '=', query.tenant)];
+    } else {
+      const tenants = query.visible.tenants.filter((t) => query.tenant === undefined || t.name === query.tenant);
+      branches = tenants.map((t) => base().where('tenant_uid', '=', t.uid));
+      // The caller's own entries, whatever tenant they name (e.g. a create-tenant they ran that failed).
+      if (query.userId === undefined || query.userId === query.visible.userId) {
+        let own = base().where('user_id', '=', query.visible.userId);
+        if (query.tenant !== undefined) own = own.where('tenant', '=', query.tenant);
+        branches.push(own);
+      }
+    }
+    if (branches.length === 0) return [];
+    const limited = branches.map((b) => b.orderBy('seq', 'desc').limit(limit));
+    if (limited.length === 1) return (await limited[0]!.execute()).map(fromRow);
+
+    // SQLite allows ORDER BY/LIMIT only on a whole compound select, so each branch is a derived table.
+    const [first, ...rest] = limited.map((b, i) => this.db.selectFrom(b.as(`b${i}`)).selectAll());
+    let union = first!;
+    for (const branch of rest) union = union.union(branch);
+    const rows = await this.db.selectFrom(union.as('visible')).selectAll().orderBy('seq', 'desc').limit(limit).execute();
+    return rows.map(fromRow);
+  }
+
+  /**
+   * The `limit` most recent entries that pass `visible`, newest first.
+   * @deprecated reads the trail page by page and filters in JavaScript: use {@link query}. Kept while the sandbox's
+   *   callers still pass a predicate (issue 9 phase 2 removes it).
+   */
+  async recent(limit: number, visible: (entry: AuditEntry) => boolean): Promise<AuditEntry[]> {
+    const result: AuditEntry[] = [];
+    let before: number | undefined;
+    while (result.length < limit) {
+      let page = this.db.selectFrom('audit_entries').selectAll();
+      if (before !== undefined) page = page.where('seq', '<', before);
+      const rows = await page.orderBy('seq', 'desc').limit(RECENT_PAGE).execute();
+      for (const row of rows) {
+        const { tenantUid: _uid, ...entry } = fromRow(row);
+        if (visible(entry)) result.push(entry);
+        if (result.length >= limit) break;
+      }
+      if (rows.length < RECENT_PAGE) break;
+      before = rows.at(-1)!.seq;
+    }
+    return result;
+  }
+
+  /** How many entries the trail holds. */
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('audit_entries').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
+
+function fromRow(row: AuditRow): AuditRecord {
+  const entry: AuditRecord = {
+    id: row.id,
+    timestamp: row.timestamp,
+    userId: row.user_id,
+    operation: row.operation,
+    parameters: json<Record<string, string>>(row.parameters),
+    workflowName: row.workflow_name,
+    status: row.status,
+    riskLevel: row.risk_level,
+    message: row.message,
+  };
+  if (row.tenant_uid !== null) entry.tenantUid = row.tenant_uid;
+  return entry;
+}

@@ -1,0 +1,69 @@
+/**
+ * The start-up refusal of issue 7 item 13: a data directory that holds files of an earlier pds (its log journal, its
+ * token secret, an imported `state.json`) but not the records they belong with has lost its store — a deleted or
+ * unmounted `pds.db`, a missing `state.json`. Starting empty there would hide that and, worse, compact the journal of
+ * services that "no longer exist". pds refuses instead, names the file it found and how to start fresh, and deletes
+ * nothing. The platform factory calls {@link checkDataDirectory} before it opens the store.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Engine } from './database.js';
+import { SQLITE_FILE } from './database.js';
+import { LEGACY_STATE_FILE, IMPORTED_STATE_FILE } from './state-import.js';
+
+/** Files only a pds that had records writes into its data directory, in the order they are named in a refusal. */
+const TRACES = ['logs.jsonl', 'jwt-secret', IMPORTED_STATE_FILE, `${SQLITE_FILE}-wal`, `${SQLITE_FILE}-shm`];
+
+/** The data directory holds pds files but not its store; `file` is the one that gave it away. */
+export class DataDirectoryError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly file: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DataDirectoryError';
+  }
+}
+
+/**
+ * Refuse to start on a data directory whose records are missing.
+ * - SQLite: the directory holds a trace of an earlier pds (`logs.jsonl`, `jwt-secret`, `state.json.imported`,
+ *   `pds.db-wal`/`-shm`) but neither `pds.db` nor a `state.json` to import.
+ * - PostgreSQL: the directory holds `pds.db`, records that PostgreSQL does not have.
+ * A directory that does not exist or holds none of these is fine (a first start).
+ * @throws DataDirectoryError naming the file found and how to start fresh; nothing is deleted.
+ */
+export async function checkDataDirectory(options: { dataDir: string; engine: Engine }): Promise<void> {
+  const dir = path.resolve(options.dataDir);
+  let names: Set<string>;
+  try {
+    names = new Set(await readdir(dir));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (options.engine === 'postgres') {
+    if (names.has(SQLITE_FILE)) {
+      throw new DataDirectoryError(
+        dir,
+        SQLITE_FILE,
+        `PDS_DATA_DIR ${dir} holds ${SQLITE_FILE}, the SQLite records of an earlier pds, but PDS_DATABASE_URL selects ` +
+          `PostgreSQL, which does not have them; pds will not start without them. Unset PDS_DATABASE_URL to keep using ` +
+          `${SQLITE_FILE}, or, to start fresh on PostgreSQL, move it aside (mv ${path.join(dir, SQLITE_FILE)} ` +
+          `${path.join(dir, `${SQLITE_FILE}.old`)}). Nothing was deleted.`,
+      );
+    }
+    return;
+  }
+  if (names.has(SQLITE_FILE) || names.has(LEGACY_STATE_FILE)) return;
+  const trace = TRACES.find((name) => names.has(name));
+  if (!trace) return;
+  throw new DataDirectoryError(
+    dir,
+    trace,
+    `PDS_DATA_DIR ${dir} holds ${trace} from an earlier pds but not its records (${SQLITE_FILE}, or a ${LEGACY_STATE_FILE} ` +
+      `to import); pds will not start empty beside them. Restore ${SQLITE_FILE} (with its -wal file, if any) from a ` +
+      `backup, or, to start fresh, move the directory aside (mv ${dir} ${dir}.old) and start again. Nothing was deleted.`,
+  );
+}

@@ -1,0 +1,201 @@
+/**
+ * The schema's migrations, in code (Kysely `Migrator` with an in-code provider), the same list on SQLite and
+ * PostgreSQL; they run at start (`openDatabase`). Kysely records applied migrations in `kysely_migration` and takes
+ * `kysely_migration_lock` while migrating, so two replicas starting together on one PostgreSQL migrate once.
+ *
+ * Rules for later migrations: never edit one that shipped; add the next, named `NNNN-what` (applied in name order).
+ * The only difference between the engines is the auto-increment key (`withSeq` below).
+ */
+import { Migrator, sql, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { Engine } from './database.js';
+
+/** Adds `seq`: an increasing integer key (SQLite `integer primary key autoincrement`, PostgreSQL an identity column). */
+function withSeq(engine: Engine) {
+  return (table: CreateTableBuilder<string, never>) =>
+    engine === 'sqlite'
+      ? table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
+      : table.addColumn('seq', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity());
+}
+
+function initial(engine: Engine): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('tenants')
+        .addColumn('uid', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('display_name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('contact_email', 'text', (c) => c.notNull())
+        .addColumn('quota_cpu', 'text', (c) => c.notNull())
+        .addColumn('quota_memory', 'text', (c) => c.notNull())
+        .addColumn('quota_pods', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('tenant_members')
+        .addColumn('tenant_uid', 'text', (c) => c.notNull().references('tenants.uid').onDelete('cascade'))
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('admin', 'member', 'viewer')`))
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('tenant_members_pk', ['tenant_uid', 'user_id'])
+        .execute();
+      // The tenants a user belongs to (who may see what).
+      await db.schema.createIndex('tenant_members_by_user').on('tenant_members').column('user_id').execute();
+
+      await db.schema
+        .createTable('services')
+        .addColumn('tenant_uid', 'text', (c) => c.notNull().references('tenants.uid').onDelete('cascade'))
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('image_tag', 'text', (c) => c.notNull())
+        .addColumn('host', 'text', (c) => c.notNull())
+        .addColumn('port', 'text', (c) => c.notNull())
+        .addColumn('component_type', 'text', (c) => c.notNull())
+        .addColumn('has_database', 'integer', (c) => c.notNull())
+        .addColumn('sync_status', 'text', (c) => c.notNull())
+        .addColumn('health_status', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('deployed_tags', 'text', (c) => c.notNull())
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('health_check_path', 'text', (c) => c.notNull())
+        .addColumn('dockerfile_repo', 'text', (c) => c.notNull())
+        .addColumn('dockerfile_path', 'text', (c) => c.notNull())
+        .addColumn('service_template', 'text', (c) => c.notNull())
+        .addColumn('database_engine', 'text')
+        .addColumn('database_storage', 'text')
+        .addColumn('preview_base', 'text')
+        .addColumn('preview_image_tag', 'text')
+        .addColumn('preview_ttl_hours', 'text')
+        .addColumn('preview_expires_at', 'bigint')
+        .addColumn('active_workflow', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('services_pk', ['tenant_uid', 'name'])
+        .execute();
+      // Services by team, in name order (listServices, getService).
+      await db.schema.createIndex('services_by_team').on('services').columns(['team', 'name']).unique().execute();
+      // Expired previews: only preview rows are in this index.
+      await db.schema
+        .createIndex('services_preview_expiry')
+        .on('services')
+        .column('preview_expires_at')
+        .where(sql.ref('preview_expires_at'), 'is not', null)
+        .execute();
+
+      await db.schema
+        .createTable('workflows')
+        .$call(withSeq(engine))
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('workflow_template', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('tenant_uid', 'text')
+        .addColumn('service', 'text', (c) => c.notNull())
+        .addColumn('parameters', 'text', (c) => c.notNull())
+        .addColumn('phase', 'text', (c) => c.notNull().check(sql`phase in ('submitted', 'succeeded', 'failed')`))
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .addColumn('steps', 'text', (c) => c.notNull())
+        .addColumn('next_step', 'integer', (c) => c.notNull())
+        .addColumn('due_at', 'bigint', (c) => c.notNull())
+        .addColumn('lease_owner', 'text')
+        .addColumn('lease_expires_at', 'bigint')
+        .execute();
+      // Workflows of a tenant / a service, newest first.
+      await db.schema.createIndex('workflows_by_service').on('workflows').columns(['tenant', 'service', 'seq']).execute();
+      // Unfinished workflows only (a handful, however long the history): what the engine claims, in submission order,
+      // and the queue check "is an earlier or running workflow of this service (or its tenant) unfinished?".
+      await db.schema.createIndex('workflows_unfinished').on('workflows').column('seq').where(sql.ref('phase'), '=', sql.lit('submitted')).execute();
+      await db.schema
+        .createIndex('workflows_unfinished_by_tenant')
+        .on('workflows')
+        .columns(['tenant', 'seq'])
+        .where(sql.ref('phase'), '=', sql.lit('submitted'))
+        .execute();
+
+      await db.schema
+        .createTable('workflow_secrets')
+        .addColumn('workflow_name', 'text', (c) => c.primaryKey().references('workflows.name').onDelete('cascade'))
+        .addColumn('secrets', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('audit_entries')
+        .$call(withSeq(engine))
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('timestamp', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('parameters', 'text', (c) => c.notNull())
+        .addColumn('workflow_name', 'text', (c) => c.notNull().unique())
+        .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('submitted', 'succeeded', 'failed')`))
+        .addColumn('risk_level', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('tenant_uid', 'text')
+        .addColumn('service', 'text', (c) => c.notNull())
+        .execute();
+      // Newest first per tenant (by identity, and by name for platform admins), and per user (their own entries).
+      await db.schema.createIndex('audit_by_tenant_uid').on('audit_entries').columns(['tenant_uid', 'seq']).execute();
+      await db.schema.createIndex('audit_by_tenant').on('audit_entries').columns(['tenant', 'seq']).execute();
+      await db.schema.createIndex('audit_by_user').on('audit_entries').columns(['user_id', 'seq']).execute();
+
+      await db.schema
+        .createTable('repositories')
+        .addColumn('tenant_uid', 'text', (c) => c.notNull())
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('full_name', 'text', (c) => c.notNull())
+        .addColumn('default_branch', 'text', (c) => c.notNull())
+        .addColumn('private', 'integer', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('installation_id', 'bigint')
+        .addPrimaryKeyConstraint('repositories_pk', ['tenant_uid', 'full_name'])
+        .execute();
+
+      await db.schema
+        .createTable('installations')
+        .addColumn('id', 'bigint', (c) => c.primaryKey())
+        .addColumn('tenant_uid', 'text', (c) => c.notNull())
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('repo', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('installations_tenant_repo', ['tenant_uid', 'repo'])
+        .execute();
+
+      await db.schema
+        .createTable('once_claims')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('once_claims_expiry').on('once_claims').column('expires_at').execute();
+
+      await db.schema
+        .createTable('pds_meta')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+    },
+  };
+}
+
+/** The migrations of `engine`, by name. */
+export function migrations(engine: Engine): Record<string, Migration> {
+  return { '0001-initial': initial(engine) };
+}
+
+/**
+ * Apply every pending migration.
+ * @throws Error naming the migration that failed (the database is left at the last one that succeeded).
+ */
+export async function migrateToLatest(db: Kysely<any>, engine: Engine): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(engine) };
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? '(before any migration ran)';
+    throw new Error(`record store migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

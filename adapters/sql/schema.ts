@@ -1,0 +1,179 @@
+/**
+ * The tables of the record store as Kysely sees them (one interface per table; column names in snake_case). The same
+ * schema runs on SQLite and PostgreSQL (`migrations.ts` creates it). Conventions, the same on both engines:
+ *
+ * - **Times shown to callers** (`created_at`, `started_at`, `finished_at`, `timestamp`) are ISO 8601 UTC text, kept
+ *   exactly as they were recorded. **Instants the store compares** (expiries, leases, due times) are integers:
+ *   milliseconds since the epoch (`bigint`; the PostgreSQL pool parses `int8` to a JavaScript number).
+ * - **Lists and maps** (steps, deployed tags, parameters, environment) are JSON text.
+ * - **Flags** are integers 0/1 (SQLite has no boolean type).
+ * - A **tenant's identity** is its `uid` (a random UUID made at creation, or the Namespace UID on Kubernetes); its name
+ *   is reusable after delete-tenant, the uid never is. Records that belong to a tenant carry the uid (issue 7 item 4).
+ */
+import type { Generated } from 'kysely';
+
+/** A live tenant (sandbox). Deleted with delete-tenant; its members and services go with it (foreign keys). */
+export interface TenantsTable {
+  uid: string;
+  /** Unique among live tenants. */
+  name: string;
+  display_name: string;
+  description: string;
+  contact_email: string;
+  quota_cpu: string;
+  quota_memory: string;
+  quota_pods: string;
+  created_at: string;
+}
+
+/** One member of a tenant; `position` keeps the order members were listed in. */
+export interface TenantMembersTable {
+  tenant_uid: string;
+  user_id: string;
+  role: 'admin' | 'member' | 'viewer';
+  position: number;
+}
+
+/** A service or preview environment (sandbox), with what its Argo CD Application would report. */
+export interface ServicesTable {
+  tenant_uid: string;
+  /** The tenant's name, denormalized: services are listed and found by `(team, name)`. */
+  team: string;
+  name: string;
+  image_tag: string;
+  host: string;
+  port: string;
+  component_type: string;
+  has_database: number;
+  sync_status: string;
+  health_status: string;
+  message: string;
+  /** JSON array of tags deployed successfully, oldest first. */
+  deployed_tags: string;
+  /** JSON object: the environment as applied (the stand-in for the service's Secret; never shown by any read). */
+  env: string;
+  health_check_path: string;
+  dockerfile_repo: string;
+  dockerfile_path: string;
+  service_template: string;
+  /** The provisioned database (`provision-database`), when there is one. */
+  database_engine: string | null;
+  database_storage: string | null;
+  /** Set on preview environments only. */
+  preview_base: string | null;
+  preview_image_tag: string | null;
+  preview_ttl_hours: string | null;
+  /** Milliseconds since the epoch; the preview is removed at this instant. */
+  preview_expires_at: number | null;
+  active_workflow: string | null;
+  created_at: string;
+}
+
+/**
+ * One workflow: submitted by pds (sandbox: run here, step by step; Kubernetes: an Argo Workflow pds tracks).
+ * `seq` is the submission order; `(tenant, service)` is the queue that orders operations on one service.
+ */
+export interface WorkflowsTable {
+  seq: Generated<number>;
+  name: string;
+  operation: string;
+  workflow_template: string;
+  user_id: string;
+  /** `team_name` of the submission ('' when none). */
+  tenant: string;
+  /** The tenant the workflow belongs to, when it existed at submission or was created by the workflow. */
+  tenant_uid: string | null;
+  /** `component_name` of the submission ('' for tenant operations, which queue behind every service of the tenant). */
+  service: string;
+  /** JSON object of the parameters as recorded: strings, secret values redacted. */
+  parameters: string;
+  phase: 'submitted' | 'succeeded' | 'failed';
+  message: string;
+  started_at: string;
+  finished_at: string | null;
+  /** JSON array of `{ name, status, finishedAt? }`. */
+  steps: string;
+  /** Index of the step to run next. */
+  next_step: number;
+  /** Milliseconds since the epoch before which the next step does not run (the sandbox's step delay). */
+  due_at: number;
+  /** Who holds the lease (a process id from `leaseOwnerId()`); kept after expiry so a queue knows the workflow began. */
+  lease_owner: string | null;
+  /** Milliseconds since the epoch; the lease is free at and after this instant. */
+  lease_expires_at: number | null;
+}
+
+/** Values a step needs but no record may show (e.g. `env_vars`); deleted when the workflow settles. */
+export interface WorkflowSecretsTable {
+  workflow_name: string;
+  /** JSON object. */
+  secrets: string;
+}
+
+/** The audit trail (SPEC "Audit entry"), one row per workflow. */
+export interface AuditEntriesTable {
+  seq: Generated<number>;
+  id: string;
+  timestamp: string;
+  user_id: string;
+  operation: string;
+  /** JSON object of the parameters as recorded: strings, secret values redacted. */
+  parameters: string;
+  workflow_name: string;
+  status: 'submitted' | 'succeeded' | 'failed';
+  risk_level: 'low' | 'medium' | 'high';
+  message: string;
+  /** `team_name` of the entry ('' when none). */
+  tenant: string;
+  /** The tenant the entry belongs to (see {@link WorkflowsTable.tenant_uid}); null when none did. */
+  tenant_uid: string | null;
+  /** `component_name` of the entry ('' when none). */
+  service: string;
+}
+
+/** A repository registered for a tenant (sandbox: from an installation; Kubernetes: from the GitHub App). */
+export interface RepositoriesTable {
+  tenant_uid: string;
+  /** The tenant's name when registered, for reading the table by eye. */
+  team: string;
+  full_name: string;
+  default_branch: string;
+  private: number;
+  url: string;
+  installation_id: number | null;
+}
+
+/** A code-host app installation granted to a tenant for one repository. */
+export interface InstallationsTable {
+  id: number;
+  tenant_uid: string;
+  team: string;
+  repo: string;
+  created_at: string;
+}
+
+/** A single-use claim (confirmation values), free again at `expires_at` (milliseconds since the epoch). */
+export interface OnceClaimsTable {
+  key: string;
+  expires_at: number;
+}
+
+/** Facts about the store itself: the `state.json` import marker, the readiness probe's write. */
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+/** Every table, by name. */
+export interface Database {
+  tenants: TenantsTable;
+  tenant_members: TenantMembersTable;
+  services: ServicesTable;
+  workflows: WorkflowsTable;
+  workflow_secrets: WorkflowSecretsTable;
+  audit_entries: AuditEntriesTable;
+  repositories: RepositoriesTable;
+  installations: InstallationsTable;
+  once_claims: OnceClaimsTable;
+  pds_meta: MetaTable;
+}
