@@ -20,8 +20,9 @@ const PG_UNAVAILABLE = /^(08|53|57)|^(25006|40001|40P01)$/;
 /** Socket-level failures reaching PostgreSQL. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
 
-/** Failures `pg` reports without a code: the connection dropped or never came up in time. */
-const PG_CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|driver has already been destroyed)/i;
+/** Failures reported without a code: the connection dropped, never came up in time, or was closed. */
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|driver has already been destroyed|The database connection is not open)/i;
 
 const UNAVAILABLE_MESSAGE = 'the record store cannot be reached or written right now; retry shortly';
 
@@ -30,7 +31,7 @@ export function isDatabaseError(err: unknown): boolean {
   if (err instanceof BetterSqlite3.SqliteError || err instanceof pg.DatabaseError) return true;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-  return err instanceof Error && PG_CONNECTION_MESSAGES.test(err.message);
+  return err instanceof Error && CONNECTION_MESSAGES.test(err.message);
 }
 
 /** Whether `err` means the database is unreachable or unwritable for now (as opposed to a failed statement). */
@@ -53,8 +54,9 @@ export function translateError(err: unknown): PlatformError {
 }
 
 /**
- * `store` with every method's failure passed through {@link translateError}. Methods called by the store on itself
- * are not wrapped (they run on the target), so an error is translated once, at the edge.
+ * `store` with every method's database failure passed through {@link translateError}; other errors (a PlatformError
+ * the store throws, a RangeError for a bad argument) pass unchanged. Methods called by the store on itself are not
+ * wrapped (they run on the target), so an error is translated once, at the edge.
  */
 export function translated<T extends object>(store: T): T {
   return new Proxy(store, {
@@ -64,11 +66,16 @@ export function translated<T extends object>(store: T): T {
       return (...args: unknown[]) => {
         try {
           const result: unknown = value.apply(target, args);
-          return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(translateError(err))) : result;
+          return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(asStoreError(err))) : result;
         } catch (err) {
-          throw translateError(err);
+          throw asStoreError(err);
         }
       };
     },
   });
+}
+
+/** Database failures translated, anything else as it is. */
+export function asStoreError(err: unknown): unknown {
+  return isDatabaseError(err) ? translateError(err) : err;
 }

@@ -22,7 +22,7 @@ import { sql } from 'kysely';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { SqlAuditStore } from './audit.js';
 import { openDatabase, type Engine, type OpenDatabase } from './database.js';
-import { isDatabaseError, translated, translateError } from './errors.js';
+import { asStoreError, translated } from './errors.js';
 import type { Executor } from './executor.js';
 import { MetaStore } from './meta.js';
 import { SqlOnceStore } from './once.js';
@@ -118,7 +118,7 @@ export class RecordStore implements Records {
       return await this.database.db.transaction().execute((trx) => work(this.bind(trx)));
     } catch (err) {
       // Errors of `work` itself (a step that throws) pass through as they are; only the database's are translated.
-      throw isDatabaseError(err) ? translateError(err) : err;
+      throw asStoreError(err);
     }
   }
 

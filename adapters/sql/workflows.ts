@@ -295,7 +295,11 @@ export class WorkflowStore {
         return false;
       }
       await tx.deleteFrom('workflow_secrets').where('workflow_name', '=', name).execute();
+      // A workflow submitted before its tenant existed (create-tenant) belongs to the tenant of its name now.
       const tenantUid = updated.tenant_uid ?? (await tenantUidOf(tx, updated.tenant)) ?? null;
+      if (updated.tenant_uid === null && tenantUid !== null) {
+        await tx.updateTable('workflows').set({ tenant_uid: tenantUid }).where('name', '=', name).execute();
+      }
       await tx
         .updateTable('audit_entries')
         .set((eb) => ({
