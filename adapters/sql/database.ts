@@ -37,6 +37,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Milliseconds a PostgreSQL statement may run before it is cancelled (default 10,000). */
   statementTimeoutMs?: number;
+  /**
+   * Milliseconds a SQLite write waits for another connection's write lock before failing `SQLITE_BUSY` (default 5,000).
+   * better-sqlite3 waits synchronously, so this also bounds how long such a wait blocks the process.
+   */
+  busyTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -60,7 +65,7 @@ const INT8_OID = 20;
  */
 export async function openDatabase(options: DatabaseOptions): Promise<OpenDatabase> {
   const log = options.log ?? silentLogger;
-  const opened = options.databaseUrl ? openPostgres(options.databaseUrl, options, log) : openSqlite(options.dataDir);
+  const opened = options.databaseUrl ? openPostgres(options.databaseUrl, options, log) : openSqlite(options.dataDir, options.busyTimeoutMs ?? 5_000);
   try {
     await migrateToLatest(opened.db, opened.engine);
   } catch (err) {
@@ -72,7 +77,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenDataba
   return opened;
 }
 
-function openSqlite(dataDir: string): OpenDatabase {
+function openSqlite(dataDir: string, busyTimeoutMs: number): OpenDatabase {
   mkdirSync(dataDir, { recursive: true });
   const file = path.join(path.resolve(dataDir), SQLITE_FILE);
   let sqlite: BetterSqlite3.Database;
@@ -82,7 +87,7 @@ function openSqlite(dataDir: string): OpenDatabase {
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
     // Readers never wait in WAL mode; a writer waits this long for another connection's write (a second process).
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   } catch (err) {
     throw new Error(`cannot open the record store ${file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }

@@ -55,6 +55,8 @@ export interface RecordStoreOptions {
   now?: () => Date;
   /** PostgreSQL connections per process (default 10). */
   poolSize?: number;
+  /** SQLite: how long a write waits for another connection's lock, milliseconds (default 5,000). */
+  busyTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -181,6 +183,7 @@ export async function openRecordStore(options: RecordStoreOptions): Promise<Reco
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
     poolSize: options.poolSize,
+    busyTimeoutMs: options.busyTimeoutMs,
     log: (options.log ?? silentLogger).child({ component: 'records' }),
   });
   return new RecordStore(database, options.now ?? (() => new Date()));
