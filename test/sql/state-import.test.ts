@@ -1,0 +1,190 @@
+/**
+ * Importing a data directory written by the sandbox of today's main (`state.json`, STATE_VERSION 1): the file is made
+ * here by running the real sandbox (`createSandboxPlatform`), then imported into each engine and compared record by
+ * record.
+ */
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importStateFile, type RecordStore } from '../../adapters/sql/index.js';
+import type { SandboxState } from '../../adapters/sandbox/state.js';
+import { execute, ONBOARD, openSandbox, run, tempDir as sandboxDir, waitFor } from '../sandbox/helpers.js';
+import type { Engine } from '../../adapters/sql/database.js';
+import { ENGINES, openStore, testLocation } from './helpers.js';
+
+const SECRET = 'hunter2-value';
+
+/** A data directory made by the sandbox: every kind of record, a tenant deleted and re-created, a workflow cut off mid-way. */
+async function stateMadeByTheSandbox(): Promise<{ dir: string; state: SandboxState; running: string }> {
+  const dir = await sandboxDir();
+  const platform = await openSandbox(dir, { stepMs: 2 });
+  await run(platform, 'create-tenant', { team_name: 'acme', admins: 'alice', members: 'bob' });
+  await run(platform, 'deploy-service', ONBOARD);
+  await run(platform, 'deploy-service', { action: 'deploy', team_name: 'acme', component_name: 'web', git_tag: '0.2.0', dockerfile_repo: 'acme/web' });
+  await run(platform, 'deploy-service', {
+    action: 'update-config',
+    team_name: 'acme',
+    component_name: 'web',
+    env_vars: `LOG_LEVEL=debug\nAPI_TOKEN=${SECRET}`,
+  });
+  await run(platform, 'provision-database', { team_name: 'acme', component_name: 'web' });
+  await run(platform, 'preview-deploy', { team_name: 'acme', component_name: 'web', image_tag: '0.2.0', ttl_hours: '24' });
+  await run(platform, 'deploy-service', { action: 'deploy', team_name: 'ghost', component_name: 'web', git_tag: '0.1.0', dockerfile_repo: 'x/y' }); // fails
+  await platform.codeHost.grantAccessUrl('acme', 'acme-org/web');
+  await platform.codeHost.syncRepositories('acme', 'alice');
+  await platform.codeHost.grantAccessUrl('acme', 'acme-org/api'); // installed, not synced yet
+  expect(await platform.once.claim('confirm:live', 3600)).toBe(true);
+
+  // A tenant deleted and re-created under its name: the old one's history and installation must not pass to the new.
+  await run(platform, 'create-tenant', { team_name: 'gone', admins: 'old-admin' });
+  await platform.codeHost.grantAccessUrl('gone', 'gone-org/private');
+  await platform.codeHost.syncRepositories('gone', 'old-admin');
+  await run(platform, 'delete-tenant', { team_name: 'gone' }, 'old-admin');
+  await run(platform, 'create-tenant', { team_name: 'gone', admins: 'new-admin' });
+
+  // An update-config still running when the sandbox stops: its values must stay usable for its remaining steps.
+  const running = await execute(platform, 'deploy-service', {
+    action: 'update-config',
+    team_name: 'acme',
+    component_name: 'web',
+    env_vars: `API_TOKEN=${SECRET}-2`,
+  });
+  await waitFor(async () => (await platform.workflows.get(running))?.message.startsWith('step 3/'), 'the update to be under way');
+  await platform.close();
+  const state = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as SandboxState;
+  expect(state.workflows[running]).toMatchObject({ phase: 'submitted' });
+  return { dir, state, running };
+}
+
+/** The sandbox's `parameters` with env values redacted, as the import must record them. */
+function redacted(parameters: Record<string, string>): Record<string, string> {
+  if (parameters.env_vars === undefined) return parameters;
+  return { ...parameters, env_vars: parameters.env_vars.split('\n').map((l) => `${l.slice(0, l.indexOf('='))}=***`).join('\n') };
+}
+
+async function everything(store: RecordStore) {
+  return {
+    tenants: await store.tenants.list(),
+    services: await store.services.list(),
+    audit: await store.audit.query({ visible: 'all', limit: 10_000 }),
+    workflows: await store.db.selectFrom('workflows').selectAll().orderBy('seq').execute(),
+  };
+}
+
+describe.each(ENGINES)('importing a state.json made by the sandbox into %s', (engine) => {
+  it('brings every record in, redacts env values, keeps tenant identities apart, renames the file', async () => {
+    const { dir, state, running } = await stateMadeByTheSandbox();
+    const store = await storeFor(engine, dir);
+    const summary = await importStateFile(store, { dataDir: dir });
+
+    expect(summary).toMatchObject({
+      tenants: 2,
+      services: 2,
+      workflows: Object.keys(state.workflows).length,
+      auditEntries: state.audit.length,
+      repositories: 1,
+      installations: 2,
+      installationsOfGoneTenants: 1,
+      claims: 1,
+    });
+    expect((await readdir(dir)).sort()).toEqual(expect.arrayContaining(['state.json.imported', 'logs.jsonl']));
+    expect(await readdir(dir)).not.toContain('state.json');
+
+    // Tenants: every field, and a uid each.
+    const tenants = await store.tenants.list();
+    expect(tenants.map(({ uid: _uid, ...t }) => t)).toEqual(Object.values(state.tenants).sort((a, b) => (a.name < b.name ? -1 : 1)));
+    const uid = Object.fromEntries(tenants.map((t) => [t.name, t.uid]));
+
+    // Services and previews: every field unchanged (the applied environment included).
+    for (const service of Object.values(state.services)) expect(await store.services.get(service.team, service.name)).toEqual(service);
+    expect((await store.services.get('acme', 'web'))!.env).toEqual({ API_TOKEN: SECRET, LOG_LEVEL: 'debug' });
+
+    // Workflows: progress as it was; parameters redacted; the running one's values kept apart until it settles.
+    for (const run of Object.values(state.workflows)) {
+      const record = await store.workflows.get(run.name);
+      expect(record).toMatchObject({
+        name: run.name,
+        operation: run.operation,
+        workflowTemplate: run.workflowTemplate,
+        userId: run.userId,
+        phase: run.phase,
+        message: run.message,
+        startedAt: run.startedAt,
+        steps: run.steps,
+        nextStep: run.nextStep,
+        parameters: redacted(run.parameters),
+      });
+      expect(record!.finishedAt).toBe(run.finishedAt);
+    }
+    expect(await store.workflows.secrets(running)).toEqual({ env_vars: [{ key: 'API_TOKEN', value: `${SECRET}-2` }] });
+    expect((await store.workflows.unfinished()).map((w) => w.name)).toEqual([running]);
+
+    // Audit: the same entries in the same order, env values redacted.
+    const audit = await store.audit.query({ visible: 'all', limit: 10_000 });
+    expect(audit.map(({ tenantUid: _t, ...e }) => e)).toEqual([...state.audit].reverse().map((e) => ({ ...e, parameters: redacted(e.parameters) })));
+    const { tenants: _t, services: _s, ...rest } = await everything(store);
+    expect(JSON.stringify(rest)).not.toContain(SECRET);
+
+    // Identity: the re-created tenant's members see its creation, not the deleted one's history.
+    const newMembers = { userId: 'new-admin', tenants: [{ name: 'gone', uid: uid.gone! }] };
+    const seen = await store.audit.query({ visible: newMembers, limit: 50 });
+    expect(seen.map((e) => e.operation)).toEqual(['create-tenant']);
+    expect(seen[0]!.parameters).toMatchObject({ admins: 'new-admin' });
+    const history = await store.audit.query({ visible: 'all', limit: 50, tenant: 'gone' });
+    expect(history.map((e) => e.operation)).toEqual(['create-tenant', 'delete-tenant', 'create-tenant']);
+    expect(history.filter((e) => e.tenantUid === undefined)).toHaveLength(2);
+    const acmeEntries = await store.audit.query({ visible: { userId: 'bob', tenants: [{ name: 'acme', uid: uid.acme! }] }, limit: 50 });
+    expect(acmeEntries.length).toBe(state.audit.filter((e) => e.parameters.team_name === 'acme').length);
+
+    // Repositories and installations belong to the live tenant; the deleted one's installation grants nothing.
+    expect(await store.repositories.list(uid.acme!)).toEqual(state.repositories.acme);
+    expect((await store.repositories.installations(uid.acme!)).map((i) => [i.id, i.repo])).toEqual(
+      state.installations.filter((i) => i.team === 'acme').map((i) => [i.id, i.repo]),
+    );
+    expect(await store.repositories.installations(uid.gone!)).toEqual([]);
+    expect(await store.repositories.list(uid.gone!)).toEqual([]);
+
+    // The single-use claim is still used.
+    expect(await store.once.claim('confirm:live', 3600)).toBe(false);
+
+    // Importing again finds no file and changes nothing.
+    const before = await everything(store);
+    expect(await importStateFile(store, { dataDir: dir })).toBeUndefined();
+    expect(await everything(store)).toEqual(before);
+  });
+
+  it('only renames a file whose import committed before a crash, and refuses a different one', async () => {
+    const { dir } = await stateMadeByTheSandbox();
+    const store = await storeFor(engine, dir);
+    const original = await readFile(path.join(dir, 'state.json'), 'utf8');
+    await importStateFile(store, { dataDir: dir });
+    const before = await everything(store);
+
+    // The process stopped between the commit and the rename.
+    await copyFile(path.join(dir, 'state.json.imported'), path.join(dir, 'state.json'));
+    expect(await importStateFile(store, { dataDir: dir })).toBeUndefined();
+    expect(await readdir(dir)).not.toContain('state.json');
+    expect(await everything(store)).toEqual(before);
+
+    // Another state.json beside records that hold an import already is refused and left in place.
+    await writeFile(path.join(dir, 'state.json'), original.replace('"acme"', '"acme"     '));
+    await expect(importStateFile(store, { dataDir: dir })).rejects.toThrow(/was not imported/);
+    expect(await readdir(dir)).toContain('state.json');
+  });
+
+  it('refuses a state.json that is not version 1, importing nothing and keeping the file', async () => {
+    const dir = await sandboxDir();
+    await writeFile(path.join(dir, 'state.json'), '{"version":2}');
+    const store = await storeFor(engine, dir);
+    await expect(importStateFile(store, { dataDir: dir })).rejects.toThrow(/not sandbox state of version 1/);
+    await writeFile(path.join(dir, 'state.json'), '{"version":1,');
+    await expect(importStateFile(store, { dataDir: dir })).rejects.toThrow(/not valid JSON/);
+    expect(await readdir(dir)).toContain('state.json');
+    expect(await store.tenants.list()).toEqual([]);
+  });
+});
+
+/** A store whose data directory is `dir` (SQLite: `dir/pds.db`; PostgreSQL: a database of its own). */
+async function storeFor(engine: Engine, dir: string): Promise<RecordStore> {
+  return openStore(engine === 'sqlite' ? { dataDir: dir } : { ...(await testLocation('postgres')), dataDir: dir });
+}
