@@ -32,6 +32,15 @@ const origin = z.string().transform((value, ctx) => {
 
 const url = (example: string) => z.url({ message: `must be an absolute URL, e.g. "${example}"` }).transform((u) => u.replace(/\/+$/, ''));
 
+function isPostgresUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
@@ -44,6 +53,10 @@ const Env = z.object({
   PDS_READ_ONLY: bool,
   PDS_TRUST_PROXY: bool,
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  PDS_DATABASE_URL: z
+    .string()
+    .refine(isPostgresUrl, 'must be a postgres:// or postgresql:// URL with a host, e.g. "postgres://pds:secret@db.example.com:5432/pds"')
+    .optional(),
   PDS_AUTH_URL: url('https://auth.example.com').optional(),
   PDS_OIDC_AUDIENCE: z.string().optional(),
   PDS_OIDC_USER_CLAIM: z.enum(USER_CLAIMS).default('email'),
@@ -86,6 +99,11 @@ export interface Config {
   readOnly: boolean;
   trustProxy: boolean;
   redisUrl?: string;
+  /**
+   * `PDS_DATABASE_URL`: the records (tenants, services, workflows, audit, registrations, claims) in this PostgreSQL
+   * database, shared by every replica; unset, they are in SQLite at `<dataDir>/pds.db`.
+   */
+  databaseUrl?: string;
   /** External identity provider (Dex) base URL: JWKS at `{authUrl}/api/dex/keys`, issuer `{authUrl}/api/dex`. */
   authUrl?: string;
   oidcAudience?: string;
@@ -137,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     readOnly: e.PDS_READ_ONLY,
     trustProxy: e.PDS_TRUST_PROXY,
     redisUrl: e.REDIS_URL,
+    databaseUrl: e.PDS_DATABASE_URL,
     authUrl: e.PDS_AUTH_URL,
     oidcAudience: e.PDS_OIDC_AUDIENCE,
     oidcUserClaim: e.PDS_OIDC_USER_CLAIM,
