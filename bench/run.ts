@@ -12,8 +12,10 @@
  * Environment: `BENCH_DURATION` seconds per scenario (default 10), `BENCH_CONNECTIONS` (default 50),
  * `REDIS_URL` (default: start a redis-server), `BENCH_PROFILE=1` (pds writes a V8 CPU profile to bench/profiles/),
  * `BENCH_ONLY=mcp,pat` (run bare Koa and the scenarios whose names contain one of these; targets then partly unchecked).
+ *
+ * Then the record-store scenario (`store.ts`; `BENCH_ONLY=store` runs it alone, see there for its variables).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,8 @@ import { startRedisServer, type RedisServer } from '../test/fixtures/redis-serve
 import { startGitHubFixture } from '../test/fixtures/github-api.js';
 import { startDexFixture } from '../test/fixtures/dex.js';
 import { freePort } from '../test/fixtures/redis-server.js';
+import { forkEntry } from './child.js';
+import { storeBenchmark } from './store.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The repository root, from bench/ or dist/bench/. */
@@ -57,24 +61,15 @@ function pdsNodeFlags(): string[] {
   return words.slice(1).filter((w) => w.startsWith('--'));
 }
 
-/** Compiled (`npm run bench` runs dist/bench/run.js) or from the sources through tsx. */
-const compiled = import.meta.url.endsWith('.js');
-
 /**
- * Start a bench entry (`pds-server`, `hello`) in a child process — compiled JavaScript as the image runs it, or the
- * TypeScript through tsx when the bench itself runs from the sources; resolves with its reported URL.
+ * Start a bench entry (`pds-server`, `hello`) in a child process (`child.ts`); resolves with its reported URL.
  */
 async function spawnServer(entry: string, env: Record<string, string>, execArgv: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  const file = `${entry}${compiled ? '.js' : '.ts'}`;
-  const child = fork(path.join(here, file), [], {
-    env: { ...process.env, ...env },
-    execArgv: [...(compiled ? [] : ['--import', 'tsx']), ...execArgv],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = forkEntry(entry, { env, execArgv });
   const [msg] = (await Promise.race([
     once(child, 'message'),
     once(child, 'exit').then(([code]) => {
-      throw new Error(`${file} exited with ${code} before listening`);
+      throw new Error(`${entry} exited with ${code} before listening`);
     }),
   ])) as [{ url: string }];
   return { child, url: msg.url };
@@ -134,11 +129,31 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
   };
 }
 
+/**
+ * Run the HTTP scenarios and the record-store scenario (`store.ts`); `BENCH_ONLY=store` runs the store scenario alone,
+ * any other `BENCH_ONLY` the matching HTTP rows alone. Prints the reports; exit code 1 when a target is missed.
+ */
 export async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1)');
+    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1, BENCH_ONLY, BENCH_STORE_*)');
     return 0;
   }
+  const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim().toLowerCase());
+  let ok = true;
+  if (!only || only.some((o) => o !== 'store')) {
+    const http = await httpBenchmark(only?.filter((o) => o !== 'store'));
+    console.log(http.report);
+    ok &&= http.ok;
+  }
+  if (!only || only.includes('store')) {
+    const store = await storeBenchmark((line) => process.stderr.write(`${line}\n`));
+    console.log(`\n${store.report}`);
+    ok &&= store.ok;
+  }
+  return ok ? 0 : 1;
+}
+
+async function httpBenchmark(only: string[] | undefined): Promise<{ report: string; ok: boolean }> {
   const seconds = Number(process.env.BENCH_DURATION ?? 10);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
   const profile = process.env.BENCH_PROFILE === '1';
@@ -250,7 +265,6 @@ export async function main(argv: string[]): Promise<number> {
       { name: 'REST read, self-issued, loopback-exempt', url: read, headers: as(selfTokens, {}), server: pds.child },
     ];
 
-    const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim().toLowerCase());
     const rows: Row[] = [];
     for (const s of scenarios) {
       if (only && s !== scenarios[0] && !only.some((o) => s.name.toLowerCase().includes(o))) continue;
@@ -277,19 +291,17 @@ export async function main(argv: string[]): Promise<number> {
       ['no non-2xx answers and no errors', rows.every((r) => r.non2xx === 0 && r.errors === 0)],
     ];
     const cpu = (await import('node:os')).cpus();
-    console.log(
-      [
-        `pds bench — ${new Date().toISOString().slice(0, 10)} — Node ${process.version}, ${cpu.length}× ${cpu[0]?.model.trim()}`,
-        `autocannon, ${connections} connections, ${seconds} s per scenario after a warm-up, loopback; pds with REDIS_URL (limits in Redis), sandbox backend`,
-        '',
-        table,
-        '',
-        `pds resident memory after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} MiB)`,
-        '',
-        ...checks.map(([what, ok]) => `${ok ? 'PASS' : 'MISS'}  ${what}`),
-      ].join('\n'),
-    );
-    return checks.every(([, ok]) => ok) ? 0 : 1;
+    const report = [
+      `pds bench — ${new Date().toISOString().slice(0, 10)} — Node ${process.version}, ${cpu.length}× ${cpu[0]?.model.trim()}`,
+      `autocannon, ${connections} connections, ${seconds} s per scenario after a warm-up, loopback; pds with REDIS_URL (limits in Redis), sandbox backend`,
+      '',
+      table,
+      '',
+      `pds resident memory after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} MiB)`,
+      '',
+      ...checks.map(([what, ok]) => `${ok ? 'PASS' : 'MISS'}  ${what}`),
+    ].join('\n');
+    return { report, ok: checks.every(([, ok]) => ok) };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
   }

@@ -104,12 +104,22 @@ export class SqlAuditStore implements QueryableAuditStore {
     const limited = branches.map((b) => b.orderBy('seq', 'desc').limit(limit));
     if (limited.length === 1) return (await limited[0]!.execute()).map(fromRow);
 
-    // SQLite allows ORDER BY/LIMIT only on a whole compound select, so each branch is a derived table.
+    // SQLite allows ORDER BY/LIMIT only on a whole compound select, so each branch is a derived table. UNION ALL, not
+    // UNION: comparing whole rows to drop duplicates costs twice the query. An entry appears at most twice (its
+    // tenant's branch and its author's), so twice the limit is read and duplicates are dropped here.
     const [first, ...rest] = limited.map((b, i) => this.db.selectFrom(b.as(`b${i}`)).selectAll());
     let union = first!;
-    for (const branch of rest) union = union.union(branch);
-    const rows = await this.db.selectFrom(union.as('visible')).selectAll().orderBy('seq', 'desc').limit(limit).execute();
-    return rows.map(fromRow);
+    for (const branch of rest) union = union.unionAll(branch);
+    const rows = await this.db.selectFrom(union.as('visible')).selectAll().orderBy('seq', 'desc').limit(2 * limit).execute();
+    const seen = new Set<number>();
+    const entries: AuditRecord[] = [];
+    for (const row of rows) {
+      if (seen.has(row.seq)) continue;
+      seen.add(row.seq);
+      entries.push(fromRow(row));
+      if (entries.length === limit) break;
+    }
+    return entries;
   }
 
   /**
