@@ -1,8 +1,10 @@
 # syntax=docker/dockerfile:1
 # The pds image: Node 20 on alpine, compiled JavaScript, production dependencies only, non-root, tini as init.
 FROM node:20-alpine AS build
+# better-sqlite3 installs a prebuilt binary when one can be fetched and compiles from source otherwise.
+RUN apk add --no-cache python3 make g++
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json config.ts server.ts ./
 COPY bin ./bin
@@ -17,8 +19,9 @@ COPY test/fixtures ./test/fixtures
 RUN npm run build
 
 FROM node:20-alpine AS deps
+RUN apk add --no-cache python3 make g++
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-alpine
