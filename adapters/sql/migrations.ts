@@ -117,9 +117,9 @@ function initial(engine: Engine): Migration {
         .execute();
 
       await db.schema
-        .createTable('workflow_secrets')
+        .createTable('workflow_arguments')
         .addColumn('workflow_name', 'text', (c) => c.primaryKey().references('workflows.name').onDelete('cascade'))
-        .addColumn('secrets', 'text', (c) => c.notNull())
+        .addColumn('arguments', 'text', (c) => c.notNull())
         .execute();
 
       await db.schema

@@ -103,11 +103,15 @@ export interface WorkflowsTable {
   lease_expires_at: number | null;
 }
 
-/** Values a step needs but no record may show (e.g. `env_vars`); deleted when the workflow settles. */
-export interface WorkflowSecretsTable {
+/**
+ * The typed arguments a workflow's steps run with, secret values included (e.g. `env_vars` with its values), apart
+ * from every record anyone reads; deleted when the workflow settles (as the cluster keeps them in a Secret owned by
+ * the Workflow).
+ */
+export interface WorkflowArgumentsTable {
   workflow_name: string;
-  /** JSON object. */
-  secrets: string;
+  /** JSON. */
+  arguments: string;
 }
 
 /** The audit trail (SPEC "Audit entry"), one row per workflow. */
@@ -170,7 +174,7 @@ export interface Database {
   tenant_members: TenantMembersTable;
   services: ServicesTable;
   workflows: WorkflowsTable;
-  workflow_secrets: WorkflowSecretsTable;
+  workflow_arguments: WorkflowArgumentsTable;
   audit_entries: AuditEntriesTable;
   repositories: RepositoriesTable;
   installations: InstallationsTable;

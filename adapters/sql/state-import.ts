@@ -5,8 +5,10 @@
  * the store.
  *
  * Nothing is lost, with two deliberate changes (issue 7 items 2 and 4):
- * - **env values are redacted** in audit entries and workflow parameters (`KEY=***`, keys kept). An update-config
- *   workflow still running keeps its values apart, in `workflow_secrets`, for the step that applies them.
+ * - **env values are redacted** in audit entries and workflow parameters (`KEY=***`, keys kept), as a file written
+ *   before pds redacted them holds them in clear. A workflow still running keeps its typed `arguments` (which a file
+ *   written since holds, secret values included) apart, in `workflow_arguments`, until it settles; a running workflow
+ *   of an older file has none, and the engine fails it as one it cannot resume, as the sandbox does.
  * - **Tenant identity.** Old state knew tenants by name only. Each live tenant gets a uid; records are given that uid
  *   when they belong to it — made at or after its creation, or the create-tenant that created it. Records of an
  *   earlier tenant of the same name (deleted, then re-created) get none, so the new members do not read them
@@ -63,6 +65,7 @@ const StateV1 = z.object({
       operation: z.string(),
       workflowTemplate: z.string(),
       parameters: z.record(z.string(), z.string()),
+      arguments: z.unknown().optional(),
       userId: z.string(),
       phase: AuditStatus,
       message: z.string(),
@@ -187,7 +190,6 @@ async function importState(tx: Records, state: StateV1, now: Date): Promise<Omit
     (a, b) => (order.get(a.name) ?? Infinity) - (order.get(b.name) ?? Infinity) || (a.startedAt < b.startedAt ? -1 : 1),
   );
   for (const run of workflows) {
-    const env = run.parameters.env_vars;
     await tx.workflows.create(
       {
         name: run.name,
@@ -199,8 +201,7 @@ async function importState(tx: Records, state: StateV1, now: Date): Promise<Omit
         message: run.message,
         startedAt: run.startedAt,
         tenantUid: ownerOf(run.parameters.team_name, run.startedAt, run.name) ?? null,
-        // A running update-config still needs its values: kept apart, deleted when it settles.
-        secrets: run.phase === 'submitted' && env !== undefined ? { env_vars: envEntries(env) } : undefined,
+        arguments: run.phase === 'submitted' ? run.arguments : undefined,
       },
       { phase: run.phase, steps: run.steps, nextStep: run.nextStep, finishedAt: run.finishedAt },
     );
@@ -271,16 +272,4 @@ export function redactParameters(parameters: Record<string, string>): Record<str
     })
     .join('\n');
   return { ...parameters, env_vars: redacted };
-}
-
-/** `KEY=VALUE` lines as entries, the way the sandbox applied them (blank lines and `#` comments skipped). */
-function envEntries(text: string): Array<{ key: string; value: string }> {
-  const entries: Array<{ key: string; value: string }> = [];
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const eq = line.indexOf('=');
-    if (eq > 0) entries.push({ key: line.slice(0, eq).trim(), value: line.slice(eq + 1) });
-  }
-  return entries;
 }

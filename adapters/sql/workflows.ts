@@ -49,10 +49,10 @@ export interface NewWorkflow {
   /** The tenant's uid, or null for none; default: the live tenant named `parameters.team_name`, if any. */
   tenantUid?: string | null;
   /**
-   * Values the steps need that no record may show (e.g. `{ env_vars: [{ key, value }] }`), kept apart in
-   * `workflow_secrets` and deleted when the workflow settles.
+   * The typed arguments the steps run with, secret values included (`WorkflowSubmission.parameters`), kept apart in
+   * `workflow_arguments` and deleted when the workflow settles. Any JSON value.
    */
-  secrets?: Record<string, unknown>;
+  arguments?: unknown;
 }
 
 /** A workflow's progress as recorded before it came into this store. */
@@ -106,7 +106,7 @@ export class WorkflowStore {
   ) {}
 
   /**
-   * Record a new workflow (phase `submitted`, every step pending, lease free) and its secrets.
+   * Record a new workflow (phase `submitted`, every step pending, lease free) and its arguments.
    * @param recorded progress recorded elsewhere (the `state.json` import): phase, steps and next step as they were.
    * @throws Conflict `workflow <name> already exists`.
    */
@@ -139,8 +139,11 @@ export class WorkflowStore {
         .returningAll()
         .executeTakeFirst();
       if (!inserted) throw new Conflict(`workflow ${workflow.name} already exists`);
-      if (workflow.secrets) {
-        await tx.insertInto('workflow_secrets').values({ workflow_name: workflow.name, secrets: JSON.stringify(workflow.secrets) }).execute();
+      if (workflow.arguments !== undefined) {
+        await tx
+          .insertInto('workflow_arguments')
+          .values({ workflow_name: workflow.name, arguments: JSON.stringify(workflow.arguments) })
+          .execute();
       }
       return fromRow(inserted);
     });
@@ -152,10 +155,10 @@ export class WorkflowStore {
     return row && fromRow(row);
   }
 
-  /** The secrets recorded with `name` while it is unfinished, or `undefined` (none, or it settled). */
-  async secrets(name: string): Promise<Record<string, unknown> | undefined> {
-    const row = await this.db.selectFrom('workflow_secrets').select('secrets').where('workflow_name', '=', name).executeTakeFirst();
-    return row && json<Record<string, unknown>>(row.secrets);
+  /** The typed arguments recorded with `name` while it is unfinished, or `undefined` (none, or it settled). */
+  async arguments(name: string): Promise<unknown> {
+    const row = await this.db.selectFrom('workflow_arguments').select('arguments').where('workflow_name', '=', name).executeTakeFirst();
+    return row && json<unknown>(row.arguments);
   }
 
   /**
@@ -265,7 +268,7 @@ export class WorkflowStore {
   }
 
   /**
-   * Settle the workflow: its phase, message and finish time; release its lease; delete its secrets; and settle its audit
+   * Settle the workflow: its phase, message and finish time; release its lease; delete its arguments; and settle its audit
    * entry (status and message; its tenant uid when given or, if it had none, the live tenant's of its name). All in one
    * transaction, so the audit entry never disagrees with the workflow.
    * @param owner when given, only while `owner` holds the lease (a step settling it); omit it when an outside engine
@@ -294,7 +297,7 @@ export class WorkflowStore {
         if (owner !== undefined) throw new LeaseLost(name, owner);
         return false;
       }
-      await tx.deleteFrom('workflow_secrets').where('workflow_name', '=', name).execute();
+      await tx.deleteFrom('workflow_arguments').where('workflow_name', '=', name).execute();
       // A workflow submitted before its tenant existed (create-tenant) belongs to the tenant of its name now.
       const tenantUid = updated.tenant_uid ?? (await tenantUidOf(tx, updated.tenant)) ?? null;
       if (updated.tenant_uid === null && tenantUid !== null) {

@@ -12,7 +12,7 @@ const TABLES = [
   'services',
   'tenant_members',
   'tenants',
-  'workflow_secrets',
+  'workflow_arguments',
   'workflows',
 ];
 

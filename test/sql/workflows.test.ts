@@ -7,12 +7,12 @@ const T0 = Date.parse('2026-11-01T12:00:00.000Z');
 const LEASE = 30_000;
 
 describe.each(ENGINES)('workflow records on %s', (engine) => {
-  it('create a workflow with pending steps, its queue and tenant, and its secrets apart', async () => {
+  it('create a workflow with pending steps, its queue and tenant, and its arguments apart', async () => {
     const store = await freshStore(engine);
     const acme = await store.tenants.create(tenant('acme'));
     const created = await store.workflows.create(
       workflow('cfg-1', { action: 'update-config', team_name: 'acme', component_name: 'web', env_vars: 'TOKEN=***' }, {
-        secrets: { env_vars: [{ key: 'TOKEN', value: 's3cret' }] },
+        arguments: { action: 'update-config', env_vars: [{ key: 'TOKEN', value: 's3cret' }] },
         dueAt: T0 + 1500,
       }),
     );
@@ -33,7 +33,7 @@ describe.each(ENGINES)('workflow records on %s', (engine) => {
     });
     expect(created.seq).toBeGreaterThan(0);
     expect(await store.workflows.get('cfg-1')).toEqual(created);
-    expect(await store.workflows.secrets('cfg-1')).toEqual({ env_vars: [{ key: 'TOKEN', value: 's3cret' }] });
+    expect(await store.workflows.arguments('cfg-1')).toEqual({ action: 'update-config', env_vars: [{ key: 'TOKEN', value: 's3cret' }] });
     await expect(store.workflows.create(workflow('cfg-1', { team_name: 'acme' }))).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
@@ -91,11 +91,11 @@ describe.each(ENGINES)('workflow records on %s', (engine) => {
     expect(await store.workflows.hold('w1', 'p2', 0, T0 + LEASE + 1)).toMatchObject({ name: 'w1' });
   });
 
-  it('settle a workflow with its audit entry, drop its secrets, free its queue', async () => {
+  it('settle a workflow with its audit entry, drop its arguments, free its queue', async () => {
     const store = await freshStore(engine);
     await store.tenants.create(tenant('acme'));
     await store.audit.append(auditEntry('cfg-1', { team_name: 'acme', component_name: 'web', env_vars: 'A=***' }));
-    await store.workflows.create(workflow('cfg-1', { team_name: 'acme', component_name: 'web', env_vars: 'A=***' }, { secrets: { env_vars: [{ key: 'A', value: '1' }] } }));
+    await store.workflows.create(workflow('cfg-1', { team_name: 'acme', component_name: 'web', env_vars: 'A=***' }, { arguments: { env_vars: [{ key: 'A', value: '1' }] } }));
     await store.workflows.create(workflow('next', { team_name: 'acme', component_name: 'web' }));
     await store.workflows.claim({ owner: 'p1', now: T0, leaseMs: LEASE });
 
@@ -105,7 +105,7 @@ describe.each(ENGINES)('workflow records on %s', (engine) => {
     expect(await store.workflows.settle('cfg-1', { phase: 'succeeded', message: 'config updated', finishedAt: '2026-11-01T12:00:05.000Z' }, 'p1')).toBe(true);
     expect(await store.workflows.get('cfg-1')).toMatchObject({ phase: 'succeeded', message: 'config updated', finishedAt: '2026-11-01T12:00:05.000Z' });
     expect(await store.audit.get('cfg-1')).toMatchObject({ status: 'succeeded', message: 'config updated' });
-    expect(await store.workflows.secrets('cfg-1')).toBeUndefined();
+    expect(await store.workflows.arguments('cfg-1')).toBeUndefined();
     // An outside engine (Argo) reporting again changes nothing.
     expect(await store.workflows.settle('cfg-1', { phase: 'failed', message: 'late', finishedAt: '2026-11-01T12:00:06.000Z' })).toBe(false);
     expect((await store.workflows.claim({ owner: 'p1', now: T0 + 1, leaseMs: LEASE })).map((w) => w.name)).toEqual(['next']);
