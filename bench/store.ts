@@ -22,6 +22,8 @@ import { forkEntry } from './child.js';
 import type { ProbeResult } from './store-probe.js';
 
 const TENANTS = 200;
+/** Rows per seeding statement. */
+const SEED_CHUNK = 50_000;
 const USERS = 500;
 const STEPS = JSON.stringify(
   ['validate', 'clone', 'build', 'push', 'gitops', 'sync', 'rollout', 'health'].map((name) => ({
@@ -133,7 +135,12 @@ export async function storeBenchmark(log: (line: string) => void): Promise<{ rep
         const wfTarget = Math.floor(size / 10);
         log(`bench: store on ${engine}: seeding to ${size} audit entries and ${wfTarget} workflows…`);
         const t = performance.now();
-        await seed(store, audit + 1, size, workflows + 1, wfTarget);
+        // In chunks: each statement stays well inside the store's statement timeout.
+        for (let from = audit + 1; from <= size; from += SEED_CHUNK) {
+          const to = Math.min(size, from + SEED_CHUNK - 1);
+          const wfFrom = Math.max(workflows + 1, Math.floor((from - 1) / 10) + 1);
+          await seed(store, from, to, wfFrom, Math.min(wfTarget, Math.floor(to / 10)));
+        }
         if (engine === 'postgres') await sql`analyze`.execute(store.db);
         const seedSeconds = (performance.now() - t) / 1000;
         audit = size;

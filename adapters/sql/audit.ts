@@ -4,7 +4,8 @@
  * tenant re-created under an old name does not inherit the old one's history (issue 7 item 4).
  *
  * `query` runs as one indexed branch per visible tenant plus one for the caller's own entries, each limited to `limit`
- * rows, merged and cut to `limit`: its cost is ~(tenants + 1) × limit index rows, however long the trail is.
+ * sequence numbers read from its index, merged and cut to `limit`, and then reads those `limit` rows: its cost is
+ * ~(tenants + 1) × limit index entries and `limit` rows, however long the trail is.
  */
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { Conflict } from '../../core/errors.js';
@@ -79,47 +80,42 @@ export class SqlAuditStore implements QueryableAuditStore {
   async query(query: AuditQuery): Promise<AuditRecord[]> {
     const limit = Math.max(0, Math.floor(query.limit));
     if (limit === 0) return [];
-    const filtered = (qb: SelectQueryBuilder<Database, 'audit_entries', AuditRow>) => {
-      let q = qb;
+    // Each branch finds the sequence numbers of its newest entries in its index alone (covering: (key, seq)).
+    const branch = () => {
+      let q = this.db.selectFrom('audit_entries').select('seq');
       if (query.service !== undefined) q = q.where('service', '=', query.service);
       if (query.userId !== undefined) q = q.where('user_id', '=', query.userId);
       return q;
     };
-    const base = () => filtered(this.db.selectFrom('audit_entries').selectAll());
-
-    let branches: Array<SelectQueryBuilder<Database, 'audit_entries', AuditRow>>;
+    let branches: Array<ReturnType<typeof branch>>;
     if (query.visible === 'all') {
-      branches = [query.tenant === undefined ? base() : base().where('tenant', '=', query.tenant)];
+      branches = [query.tenant === undefined ? branch() : branch().where('tenant', '=', query.tenant)];
     } else {
       const tenants = query.visible.tenants.filter((t) => query.tenant === undefined || t.name === query.tenant);
-      branches = tenants.map((t) => base().where('tenant_uid', '=', t.uid));
+      branches = tenants.map((t) => branch().where('tenant_uid', '=', t.uid));
       // The caller's own entries, whatever tenant they name (e.g. a create-tenant they ran that failed).
       if (query.userId === undefined || query.userId === query.visible.userId) {
-        let own = base().where('user_id', '=', query.visible.userId);
+        let own = branch().where('user_id', '=', query.visible.userId);
         if (query.tenant !== undefined) own = own.where('tenant', '=', query.tenant);
         branches.push(own);
       }
     }
     if (branches.length === 0) return [];
+    // SQLite allows ORDER BY/LIMIT only on a whole compound select, so each branch is a derived table. UNION drops the
+    // entries two branches share (their tenant's and their author's) on integers alone; then only the `limit` newest
+    // rows are read whole.
     const limited = branches.map((b) => b.orderBy('seq', 'desc').limit(limit));
-    if (limited.length === 1) return (await limited[0]!.execute()).map(fromRow);
+    const newest = limited.length === 1 ? limited[0]! : this.newestOf(limited, limit);
+    const rows = await this.db.selectFrom('audit_entries').selectAll().where('seq', 'in', newest).orderBy('seq', 'desc').execute();
+    return rows.map(fromRow);
+  }
 
-    // SQLite allows ORDER BY/LIMIT only on a whole compound select, so each branch is a derived table. UNION ALL, not
-    // UNION: comparing whole rows to drop duplicates costs twice the query. An entry appears at most twice (its
-    // tenant's branch and its author's), so twice the limit is read and duplicates are dropped here.
-    const [first, ...rest] = limited.map((b, i) => this.db.selectFrom(b.as(`b${i}`)).selectAll());
+  /** The `limit` highest sequence numbers of the branches' results together, as one query. */
+  private newestOf(branches: Array<SelectQueryBuilder<Database, 'audit_entries', { seq: number }>>, limit: number) {
+    const [first, ...rest] = branches.map((b, i) => this.db.selectFrom(b.as(`b${i}`)).select('seq'));
     let union = first!;
-    for (const branch of rest) union = union.unionAll(branch);
-    const rows = await this.db.selectFrom(union.as('visible')).selectAll().orderBy('seq', 'desc').limit(2 * limit).execute();
-    const seen = new Set<number>();
-    const entries: AuditRecord[] = [];
-    for (const row of rows) {
-      if (seen.has(row.seq)) continue;
-      seen.add(row.seq);
-      entries.push(fromRow(row));
-      if (entries.length === limit) break;
-    }
-    return entries;
+    for (const next of rest) union = union.union(next);
+    return this.db.selectFrom(union.as('visible')).select('seq').orderBy('seq', 'desc').limit(limit);
   }
 
   /**

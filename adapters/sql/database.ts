@@ -28,6 +28,7 @@ export type Engine = 'sqlite' | 'postgres';
 /** File name of the SQLite database inside the data directory. */
 export const SQLITE_FILE = 'pds.db';
 
+/** Where the records are and how to reach them. */
 export interface DatabaseOptions {
   /** `PDS_DATA_DIR`: where `pds.db` lives when no `databaseUrl` is given (created when missing). */
   dataDir: string;

@@ -46,6 +46,7 @@ export interface Records {
   readonly meta: MetaStore;
 }
 
+/** Options of {@link openRecordStore}. */
 export interface RecordStoreOptions {
   /** `PDS_DATA_DIR`: holds `pds.db` when no `databaseUrl` is given. */
   dataDir: string;

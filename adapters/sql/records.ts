@@ -4,7 +4,7 @@
  * STATE_VERSION 1) plus what the database adds: a tenant's `uid`, a workflow's `seq` and queue. Rows are mapped to
  * these in the store files; nothing outside `adapters/sql/` sees a row.
  */
-import type { AuditStatus, HealthStatus, Member, Quotas, SyncStatus, Tenant } from '../../core/model.js';
+import type { AuditStatus, HealthStatus, SyncStatus, Tenant } from '../../core/model.js';
 
 /** A tenant: the SPEC "Tenant", when it was created, and its identity. */
 export interface TenantRecord extends Tenant {
@@ -101,9 +101,3 @@ export interface InstallationRecord {
   /** ISO 8601 UTC. */
   createdAt: string;
 }
-
-/** Members in the order they were listed (admins first, as create-tenant lists them). */
-export type Members = Member[];
-
-/** Re-exported for the stores' signatures. */
-export type { Quotas };

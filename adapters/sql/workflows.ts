@@ -225,24 +225,17 @@ export class WorkflowStore {
 
   /**
    * Inside a step's transaction, before running the step: lock the row (PostgreSQL `FOR UPDATE`) and check that `owner`
-   * still holds the lease at `now` and `step` is still the next step.
+   * still holds the lease and `step` is still the next step. A lease past its expiry that nobody took over is still
+   * `owner`'s: no other process ran the step, and while this transaction holds the row no claim can take it (claims
+   * skip locked rows).
    * @returns the workflow as it stands.
    * @throws LeaseLost when the workflow settled, moved past `step`, or is leased to another process.
    */
-  async hold(name: string, owner: string, step: number, now: number): Promise<WorkflowRecord> {
+  async hold(name: string, owner: string, step: number): Promise<WorkflowRecord> {
     let query = this.db.selectFrom('workflows').selectAll().where('name', '=', name);
     if (this.engine === 'postgres') query = query.forUpdate();
     const row = await query.executeTakeFirst();
-    if (
-      !row ||
-      row.phase !== 'submitted' ||
-      row.next_step !== step ||
-      row.lease_owner !== owner ||
-      row.lease_expires_at === null ||
-      row.lease_expires_at <= now
-    ) {
-      throw new LeaseLost(name, owner);
-    }
+    if (!row || row.phase !== 'submitted' || row.next_step !== step || row.lease_owner !== owner) throw new LeaseLost(name, owner);
     return fromRow(row);
   }
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RecordStore, WorkflowRecord } from '../../adapters/sql/index.js';
-import { LeaseLost } from '../../adapters/sql/index.js';
+import { LeaseLost, leaseOwnerId } from '../../adapters/sql/index.js';
 import { openStore, testLocation } from './helpers.js';
 import { auditEntry, workflow } from './records.js';
 
@@ -24,14 +24,17 @@ describe('two processes on one PostgreSQL', () => {
       for (let i = 0; i < 40; i++) await tx.workflows.create(workflow(`w${i}`, { team_name: `t${i}`, component_name: 'web' }));
     });
     const now = Date.now();
+    const owners = [leaseOwnerId(), leaseOwnerId()];
+    expect(owners[0]).not.toBe(owners[1]);
     const rounds = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).workflows.claim({ owner: i % 2 ? 'a' : 'b', now, leaseMs: LEASE, limit: 7 })),
+      Array.from({ length: 10 }, (_, i) => [a, b][i % 2]!.workflows.claim({ owner: owners[i % 2]!, now, leaseMs: LEASE, limit: 7 })),
     );
     const claimed = rounds.flat();
     expect(claimed).toHaveLength(40);
     expect(new Set(claimed.map((w) => w.name)).size).toBe(40);
-    const owners = await a.db.selectFrom('workflows').select(['name', 'lease_owner']).execute();
-    for (const w of claimed) expect(owners.find((o) => o.name === w.name)?.lease_owner).toBe(w.leaseOwner);
+    const leases = await a.db.selectFrom('workflows').select(['name', 'lease_owner']).execute();
+    for (const w of claimed) expect(leases.find((o) => o.name === w.name)?.lease_owner).toBe(w.leaseOwner);
+    expect(new Set(claimed.map((w) => w.leaseOwner))).toEqual(new Set(owners));
   });
 
   it('commit a step once when both processes try it', async () => {
@@ -41,7 +44,7 @@ describe('two processes on one PostgreSQL', () => {
     await a.workflows.claim({ owner: 'a', now, leaseMs: LEASE });
     const attempt = (store: RecordStore, owner: string) =>
       store.transaction(async (tx) => {
-        const run = await tx.workflows.hold('w1', owner, 0, now + 1);
+        const run = await tx.workflows.hold('w1', owner, 0);
         await tx.workflows.advance('w1', owner, { steps: run.steps, nextStep: 1, message: `by ${owner}`, dueAt: now, leaseUntil: now + LEASE });
         return owner;
       });
@@ -74,7 +77,7 @@ describe('two processes on one PostgreSQL', () => {
     const start = Date.now();
     const [run] = await a.workflows.claim({ owner: 'a', now: start, leaseMs: 200 });
     await a.transaction(async (tx) => {
-      await tx.workflows.hold('w1', 'a', 0, start + 1);
+      await tx.workflows.hold('w1', 'a', 0);
       const steps = run!.steps.map((s, i) => (i === 0 ? { ...s, status: 'succeeded' as const } : s));
       await tx.workflows.advance('w1', 'a', { steps, nextStep: 1, message: 'step 2/3', dueAt: start, leaseUntil: start + 200 });
     });
@@ -115,7 +118,7 @@ describe('two processes on one PostgreSQL', () => {
       log.push({ name: run.name, service: run.service, seq: run.seq, event: 'start', by: owner });
       for (let step = run.nextStep; step < run.steps.length; step++) {
         await store.transaction(async (tx) => {
-          const current = await tx.workflows.hold(run.name, owner, step, Date.now());
+          const current = await tx.workflows.hold(run.name, owner, step);
           const steps = current.steps.map((s, i) => (i === step ? { ...s, status: 'succeeded' as const } : s));
           if (step === run.steps.length - 1) {
             log.push({ name: run.name, service: run.service, seq: run.seq, event: 'end', by: owner });
