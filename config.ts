@@ -30,6 +30,12 @@ const origin = z.string().transform((value, ctx) => {
   return parsed.origin;
 });
 
+/** A Kubernetes namespace name (a DNS label of at most 63 characters). */
+const namespace = z
+  .string()
+  .max(63, 'must be at most 63 characters')
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name (a DNS label), e.g. "pds-workflows"');
+
 const url = (example: string) => z.url({ message: `must be an absolute URL, e.g. "${example}"` }).transform((u) => u.replace(/\/+$/, ''));
 
 function isPostgresUrl(value: string): boolean {
@@ -70,6 +76,8 @@ const Env = z.object({
   PDS_TOKEN: z.string().optional(),
   PDS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   PDS_ALLOWED_ORIGINS: csv.pipe(z.array(origin)),
+  PDS_WORKFLOW_NAMESPACE: namespace.default('pds-workflows'),
+  PDS_ARGOCD_NAMESPACE: namespace.default('argocd'),
   PDS_TOOLSETS: z
     .string()
     .default('all')
@@ -129,6 +137,10 @@ export interface Config {
   allowedOrigins: string[];
   /** `PDS_TOOLSETS`: the MCP toolsets clients may select (default every set; `tools/toolsets.ts`). */
   toolsets: Toolset[];
+  /** `PDS_WORKFLOW_NAMESPACE` (default `pds-workflows`): where Workflows run; no tenant may take the name. */
+  workflowNamespace: string;
+  /** `PDS_ARGOCD_NAMESPACE` (default `argocd`): where Argo CD Applications live; no tenant may take the name. */
+  argocdNamespace: string;
 }
 
 /**
@@ -167,5 +179,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.PDS_LOG_LEVEL,
     allowedOrigins: e.PDS_ALLOWED_ORIGINS,
     toolsets: e.PDS_TOOLSETS,
+    workflowNamespace: e.PDS_WORKFLOW_NAMESPACE,
+    argocdNamespace: e.PDS_ARGOCD_NAMESPACE,
   };
 }

@@ -64,10 +64,16 @@ export class InvalidParams extends PlatformError {
   }
 }
 
+/** A header value made of visible ASCII only (a plan is built from DNS labels and tags; anything else becomes `?`). */
+function headerText(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?');
+}
+
 /**
  * 400: a destructive operation needs a person's confirmation (SPEC.md execute status 400). Nothing was changed. The
  * message says what would happen and carries the value (REST callers read it there, as ever); `data` carries it for
- * machines: `{ confirm, expiresAt, plan }`, and headers `PDS-Confirm` and `PDS-Confirm-Expires` carry it over REST.
+ * machines: `{ confirm, expiresAt, plan }`. Over REST the body stays `{ "error" }` and the same data travels in the
+ * headers `PDS-Confirm`, `PDS-Confirm-Expires` and `PDS-Confirm-Plan` (so `pds mcp` on stdio can ask the person).
  */
 export class ConfirmationRequired extends PlatformError {
   /** The value to send back as `confirm`. */
@@ -78,7 +84,7 @@ export class ConfirmationRequired extends PlatformError {
   readonly plan: string;
   constructor(message: string, details: { confirm: string; expiresAt: string; plan: string }) {
     super('CONFIRMATION_REQUIRED', message, {
-      headers: { 'PDS-Confirm': details.confirm, 'PDS-Confirm-Expires': details.expiresAt },
+      headers: { 'PDS-Confirm': details.confirm, 'PDS-Confirm-Expires': details.expiresAt, 'PDS-Confirm-Plan': headerText(details.plan) },
       data: { ...details },
     });
     this.confirm = details.confirm;

@@ -18,6 +18,7 @@ import type { Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
 import type { CallInteraction } from '../tools/interaction.js';
 import type { AnyTool } from '../tools/define.js';
+import { doorsFor } from '../tools/door.js';
 import { invoke, type InvokeDeps } from '../tools/invoke.js';
 import { refusedToolCall } from '../tools/mcp.js';
 import type { AuthLimits } from './auth-limit.js';
@@ -101,13 +102,17 @@ export function createRestApp(options: RestAppOptions): Koa {
     }
   };
 
-  const runTool = (tool: AnyTool, input: unknown, identity: Identity, interaction?: CallInteraction) =>
-    invoke(tool, input, identity, invokeDeps, interaction);
-  const api = toolRouter(tools, runTool, [authenticate, readJsonBody(), limit]);
+  const doors = doorsFor(tools);
+  const api = toolRouter(tools, (tool, input, identity, door) => invoke(tool, input, identity, invokeDeps, { door }), doors, [
+    authenticate,
+    readJsonBody(),
+    limit,
+  ]);
   const mcp = mcpRouter({
     tools,
     config: invokeDeps.config,
-    run: runTool,
+    run: (tool: AnyTool, input: unknown, identity: Identity, interaction: CallInteraction) =>
+      invoke(tool, input, identity, invokeDeps, { door: doors.mcp, interaction }),
     stateSecret: invokeDeps.confirmSecret,
     log: options.log,
     gates: [authenticate, readMcpBody(), mcpLimit],

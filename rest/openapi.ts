@@ -52,10 +52,24 @@ function sharedOperationFor(tools: readonly AnyTool[]): Schema {
     requestBody: { required: true, content: { 'application/json': { schema: { anyOf: bodies } } } },
     responses: {
       200: { description: 'Success', content: { 'application/json': { schema: toSchema(first.output, 'output') } } },
-      400: errorResponse('Invalid parameters: the message names the field and what is allowed'),
+      400: what === 'operation'
+        ? {
+            ...errorResponse(
+              'Invalid parameters (the message names every field and what is allowed), a refusal before anything ran ' +
+                '(e.g. the tenant exists, the repository has no build file; the message names the fix), or a ' +
+                'confirmation request of retire-service and delete-tenant: nothing changed; repeat the call with ' +
+                '"confirm" set to the value in PDS-Confirm',
+            ),
+            headers: {
+              'PDS-Confirm': { description: 'Confirmation value to send back as "confirm" (once)', schema: { type: 'string' } },
+              'PDS-Confirm-Expires': { description: 'ISO 8601 UTC time after which the value is refused', schema: { type: 'string' } },
+              'PDS-Confirm-Plan': { description: 'What the operation will do', schema: { type: 'string' } },
+            },
+          }
+        : errorResponse('Invalid parameters: the message names the field and what is allowed'),
       401: errorResponse('Missing, malformed, expired or unverifiable bearer token'),
-      403: errorResponse('Admin access required, access denied to this tenant, or pds is read-only'),
-      404: errorResponse(`Not found: no such ${what}`),
+      403: errorResponse('Admin access required, access denied to this tenant, a repository not registered to the tenant, or pds is read-only'),
+      404: errorResponse(`Not found: no such ${what}${what === 'operation' ? ', or its tenant, service or preview does not exist' : ''}`),
       429: errorResponse('Rate limit exceeded (300 requests/min per user; 20 writes/min per user)'),
     },
     'x-mcp-tool': Object.fromEntries(tools.map((t) => [valueOf(t), t.name])),

@@ -8,7 +8,9 @@
 import type Router from '@koa/router';
 import type { Context, Middleware, ParameterizedContext } from 'koa';
 import { NotFound } from '../core/errors.js';
+import type { Door } from '../core/operations/index.js';
 import { fillPath, pathParams, type AnyTool } from '../tools/define.js';
+import { DOOR_HEADER, type Doors } from '../tools/door.js';
 import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
 import { jsonObjectBody, queryParameters } from './body.js';
@@ -19,8 +21,11 @@ export function koaPath(openApiPath: string): string {
   return fillPath(openApiPath, (name) => `:${name}`);
 }
 
-/** Runs a tool for the request's caller; supplied by the app (it closes over invoke() and its deps). */
-export type RouteInvoker = (tool: AnyTool, input: Record<string, unknown>, identity: Identity) => Promise<unknown>;
+/**
+ * Runs a tool for the request's caller; supplied by the app (it closes over invoke() and its deps). `door` words the
+ * messages: REST, or MCP when the request sent `X-PDS-Door: mcp` (`pds mcp` forwarding an agent's call).
+ */
+export type RouteInvoker = (tool: AnyTool, input: Record<string, unknown>, identity: Identity, door: Door) => Promise<unknown>;
 
 /**
  * The raw tool input of one request, a null-prototype object (so no name reaches `Object.prototype`). Path parameters
@@ -69,7 +74,7 @@ function pinnedMatch(tool: AnyTool, params: Record<string, string | undefined>):
  * only then; they must set `ctx.state.identity`.
  * @throws NotFound on a shared path whose pinned values match no tool, listing the values that exist.
  */
-export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, gates: Middleware[] = []): Router {
+export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: Doors, gates: Middleware[] = []): Router {
   const router = createRouter();
   if (gates.length > 0) router.use(...gates);
   for (const [key, bound] of routeTable(tools)) {
@@ -77,7 +82,8 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, gates: 
     const handler = async (ctx: ParameterizedContext) => {
       const tool = bound.length === 1 && !bound[0]!.rest!.pathValues ? bound[0]! : bound.find((t) => pinnedMatch(t, ctx.params));
       if (!tool) throw unmatched(key, bound, ctx.params);
-      const output = await run(tool, requestInput(tool, ctx), ctx.state.identity as Identity);
+      const door = ctx.get(DOOR_HEADER).toLowerCase() === 'mcp' ? doors.mcp : doors.rest;
+      const output = await run(tool, requestInput(tool, ctx), ctx.state.identity as Identity, door);
       ctx.type = 'application/json';
       ctx.body = outputJson(output);
     };

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Identity } from '../auth/identity.js';
 import type { MemberRole } from '../core/model.js';
-import type { AnyOperationContract } from '../core/operations/index.js';
+import type { AnyOperationContract, Door, PlatformNamespaces } from '../core/operations/index.js';
 import type { Platform } from '../core/ports.js';
 import type { CallInteraction } from './interaction.js';
 import type { Toolset } from './toolsets.js';
@@ -43,6 +43,37 @@ export function fillPath(path: string, fill: (name: string) => string): string {
   return path.replace(PATH_PARAM, (_match, name: string) => fill(name));
 }
 
+/** One call of a tool as a REST request: what `pds mcp` sends, and how REST messages name a call. */
+export interface RestRequest {
+  method: 'GET' | 'POST';
+  /** The path with its parameters filled in (URL-encoded), and for GET the query string, e.g. `/api/v1/services?team=acme`. */
+  target: string;
+  /** The JSON body of a POST. */
+  body?: unknown;
+}
+
+/**
+ * The REST request that runs `tool` with `input` (its {@link RestBinding}): path parameters from `pathValues` or the
+ * input, the rest as the query (GET) or the body (POST, or its `bodyField`).
+ * @throws TypeError for a tool without a REST binding.
+ */
+export function restRequest(tool: AnyTool, input: Readonly<Record<string, unknown>>): RestRequest {
+  const binding = tool.rest;
+  if (!binding) throw new TypeError(`${tool.name} has no REST route`);
+  const rest: Record<string, unknown> = { ...input };
+  const pinned = binding.pathValues ?? {};
+  const path = fillPath(binding.path, (name) => {
+    const value = Object.hasOwn(pinned, name) ? pinned[name] : rest[name];
+    delete rest[name];
+    return encodeURIComponent(String(value ?? ''));
+  });
+  if (binding.method === 'POST') return { method: 'POST', target: path, body: binding.bodyField ? (rest[binding.bodyField] ?? {}) : rest };
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) query.set(k, String(v));
+  const search = query.toString();
+  return { method: 'GET', target: search ? `${path}?${search}` : path };
+}
+
 /** Per-user write budget (20/min; SPEC.md "Limits"). Supplied by `rest/`/`auth/` wiring; never exempts loopback. */
 export interface WriteLimiter {
   /** @throws RateLimited when the caller has no write left in the current window. */
@@ -55,6 +86,8 @@ export interface ToolSettings {
   baseUrl: string;
   /** `PDS_DOMAIN`: service hosts are `<team>-<service>.<domain>`. */
   domain: string;
+  /** `PDS_WORKFLOW_NAMESPACE` and `PDS_ARGOCD_NAMESPACE` (reserved for tenant names). */
+  namespaces: PlatformNamespaces;
 }
 
 /** What a handler receives besides its input. */
@@ -66,6 +99,8 @@ export interface ToolContext {
   confirmSecret: Uint8Array;
   /** Progress, cancellation and questions to the person, when the call came over MCP (`tools/interaction.ts`). */
   interaction?: CallInteraction;
+  /** The caller's door (MCP or REST): messages name the next call in its words (`tools/door.ts`). */
+  door: Door;
 }
 
 /** Tool annotations as declared: `readOnlyHint` is not declared but derived from `kind` ({@link defineTool}). */
@@ -80,6 +115,13 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   description: string;
   input: I;
   output: O;
+  /**
+   * The `structuredContent` of this tool's `isError` results that carry data (a confirmation request), when it has
+   * one. It is listed beside {@link output} in the MCP output schema, because clients that validate error results
+   * against the output schema (the v1 SDK client does) would otherwise refuse them; an error whose data the tool does
+   * not declare is sent as text only.
+   */
+  errorOutput?: z.ZodObject;
   rest?: RestBinding;
   access: Access<z.output<I>>;
   /**

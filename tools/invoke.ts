@@ -9,6 +9,8 @@ import type { Identity } from '../auth/identity.js';
 import type { Config } from '../config.js';
 import { authorize } from './access.js';
 import type { AnyTool, ToolContext, ToolSettings, WriteLimiter } from './define.js';
+import type { Door } from '../core/operations/index.js';
+import { MCP_DOOR } from './door.js';
 import type { CallInteraction } from './interaction.js';
 import { parseInput } from './validation.js';
 
@@ -45,28 +47,30 @@ export interface InvokeDeps {
   writeLimiter?: WriteLimiter;
 }
 
+/** How a call reached pds: the door whose words its messages use, and (MCP) its interaction. */
+export interface CallVia {
+  /** Default: MCP words (`tools/door.ts`); the REST edge passes its own. */
+  door?: Door;
+  /** Progress, cancellation and questions, when the call came over MCP; handed to the handler. */
+  interaction?: CallInteraction;
+}
+
 /**
  * Run one tool for one caller.
  * @param raw the input as the transport received it (REST path+query+body merged, or MCP `arguments`).
- * @param interaction progress, cancellation and questions, when the call came over MCP; handed to the handler.
+ * @param via the caller's door and, over MCP, its interaction.
  * @returns the tool's output (the REST body and the MCP `structuredContent`).
  * @throws PlatformError — `INVALID_PARAMS`, `FORBIDDEN` (also for any write when `PDS_READ_ONLY=true`),
  *   `NOT_FOUND`, `RATE_LIMITED`, `UPSTREAM`, … as the tool and its adapters decide.
  */
-export async function invoke(
-  tool: AnyTool,
-  raw: unknown,
-  identity: Identity,
-  deps: InvokeDeps,
-  interaction?: CallInteraction,
-): Promise<unknown> {
+export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, deps: InvokeDeps, via: CallVia = {}): Promise<unknown> {
   if (tool.kind === 'write' && deps.config.readOnly) {
     throw new Forbidden(`${tool.name} changes the platform and this pds is read-only (PDS_READ_ONLY=true)`);
   }
   const input = parseInput(tool.input, raw);
   if (tool.dispatch) {
     const next = tool.dispatch(input);
-    return invoke(next.tool, next.input, identity, deps, interaction);
+    return invoke(next.tool, next.input, identity, deps, via);
   }
   await authorize(tool.access, input, identity, deps.platform.backend);
   if (tool.kind === 'write') await deps.writeLimiter?.consume(identity);
@@ -75,7 +79,8 @@ export async function invoke(
     platform: deps.platform,
     settings: settingsOf(deps.config),
     confirmSecret: deps.confirmSecret,
-    interaction,
+    interaction: via.interaction,
+    door: via.door ?? MCP_DOOR,
   };
   // The output schema is the contract: extra adapter fields are stripped, a wrong shape is a bug (500), never sent.
   const result = await tool.handler(input, ctx);
@@ -90,6 +95,9 @@ const settingsByConfig = new WeakMap<Config, ToolSettings>();
 /** The part of the configuration handlers read, made once per configuration. */
 function settingsOf(config: Config): ToolSettings {
   let settings = settingsByConfig.get(config);
-  if (!settings) settingsByConfig.set(config, (settings = Object.freeze({ baseUrl: config.baseUrl, domain: config.domain })));
+  if (!settings) {
+    const namespaces = Object.freeze({ workflows: config.workflowNamespace, argocd: config.argocdNamespace });
+    settingsByConfig.set(config, (settings = Object.freeze({ baseUrl: config.baseUrl, domain: config.domain, namespaces })));
+  }
   return settings;
 }

@@ -32,9 +32,13 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import { z } from 'zod';
 import { isPlatformError, type PlatformError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
+import { confirmingCaller } from './confirm-with-person.js';
 import type { AnyTool } from './define.js';
 import { InputRequired, type Answer, type CallInteraction } from './interaction.js';
 import { outputJson } from './invoke.js';
+import { complete } from './mcp-completions.js';
+import { getPrompt, PROMPTS } from './mcp-prompts.js';
+import { readResource, RESOURCE_TEMPLATES, RESOURCES, workflowLink } from './mcp-resources.js';
 
 /** Builds the MCP server for one request or connection (closing over the caller, its tools and its limits). */
 export type McpServerBuilder = () => Server;
@@ -66,13 +70,15 @@ export function serverInfo(baseUrl: string): Implementation {
 /** What an agent reads first (`instructions`): the order of work and the tools that do it. */
 export const INSTRUCTIONS =
   'pds deploys a team\'s services. Read tools (platform_get_*, platform_list_*) change nothing. Operation tools ' +
-  '(platform_deploy_service, platform_rollback_service, …) submit a workflow and return its name at once: follow it ' +
-  'with platform_get_workflow until the status is succeeded or failed, then check the service with ' +
-  'platform_get_status (and platform_get_logs when it is unhealthy). To onboard a repository: ' +
-  'platform_scaffold_repository for the build file and CI job, platform_grant_repo_access and platform_sync_repos so ' +
-  'pds can see it, then platform_deploy_service with action=onboard. Retire and delete need a confirmation value ' +
-  'that the first call returns. Tools come in toolsets (?toolsets= on the MCP URL): observe, deploy, repos, scaffold ' +
-  '(the default), tenants, catalog, or all.';
+  '(platform_deploy_service, platform_rollback_service, …) check what they can at once, submit a workflow and return ' +
+  'its name (and a resource link to it): follow it with platform_get_workflow until the status is succeeded or ' +
+  'failed, then check the service with platform_get_status (and platform_get_logs when it is unhealthy). To onboard ' +
+  'a repository: platform_scaffold_repository for the build file and CI job, platform_grant_repo_access and ' +
+  'platform_sync_repos so pds can see it, then platform_deploy_service with action=onboard (the prompt ' +
+  'onboard-repository walks through it). Retire and delete ask the person to confirm when the client supports ' +
+  'elicitation; otherwise the first call returns a "confirm" value to send back. Resources: pds://workflows/{name}, ' +
+  'pds://services/{team}/{app}/status and /logs, pds://operations, pds://templates. Tools come in toolsets ' +
+  '(?toolsets= on the MCP URL): observe, deploy, repos, scaffold (the default), tenants, catalog, or all.';
 
 // The SDK would build an Ajv instance per Server (about 150 µs); stateless HTTP makes a Server per request, so share one.
 const schemaValidator = new AjvJsonSchemaValidator();
@@ -120,6 +126,23 @@ function submitsWorkflow(tool: AnyTool): boolean {
   return tool.operation !== undefined || tool.dispatch !== undefined;
 }
 
+/**
+ * The output schema a tool is listed with: its output's, or — for a tool whose `isError` results carry data
+ * (`errorOutput`, a confirmation request) — one object schema that admits either shape: every property of both, and
+ * `anyOf` the two `required` lists. MCP wants `type: "object"` at the root, and the v1 SDK client validates even error
+ * results against it, so a union at the root would not do.
+ */
+function listedOutputSchema(tool: AnyTool): Tool['outputSchema'] {
+  const output = listedSchema(tool.output, 'output') as JsonSchema & { properties?: JsonSchema; required?: string[] };
+  if (!tool.errorOutput) return output as Tool['outputSchema'];
+  const error = listedSchema(tool.errorOutput, 'output') as JsonSchema & { properties?: JsonSchema; required?: string[] };
+  return {
+    type: 'object',
+    properties: { ...output.properties, ...error.properties },
+    anyOf: [{ required: output.required ?? [] }, { required: error.required ?? [] }],
+  } as Tool['outputSchema'];
+}
+
 const listings = new WeakMap<readonly AnyTool[], Tool[]>();
 /**
  * The `tools/list` entries for a set of tools (MCP spec "Tools": name, title, description, `inputSchema`,
@@ -136,7 +159,7 @@ export function toolListing(tools: readonly AnyTool[]): Tool[] {
       title: tool.title,
       description: tool.description,
       inputSchema: listedSchema(tool.input, 'input'),
-      ...(submitsWorkflow(tool) && { outputSchema: listedSchema(tool.output, 'output') as Tool['outputSchema'] }),
+      ...(submitsWorkflow(tool) && { outputSchema: listedOutputSchema(tool) }),
       annotations: listedAnnotations(tool),
     }));
     listings.set(tools, listing);
@@ -144,9 +167,16 @@ export function toolListing(tools: readonly AnyTool[]): Tool[] {
   return listing;
 }
 
-/** Render a thrown error as a tool result an agent can read. */
-export function errorResult(err: unknown, log: Logger = silentLogger): CallToolResult {
-  if (isPlatformError(err)) return { isError: true, content: [{ type: 'text', text: err.message }] };
+/**
+ * Render a thrown error as a tool result an agent can read: its message, and its data (a confirmation request's
+ * `{ confirm, expiresAt, plan }`) as `structuredContent` — unless `tool` lists an output schema that does not admit
+ * it (see {@link listedOutputSchema}), because the v1 SDK client validates error results against it and would throw.
+ */
+export function errorResult(err: unknown, log: Logger = silentLogger, tool?: AnyTool): CallToolResult {
+  if (isPlatformError(err)) {
+    const admitted = err.data && (!tool || !submitsWorkflow(tool) || tool.errorOutput);
+    return { isError: true, content: [{ type: 'text', text: err.message }], ...(admitted && { structuredContent: { ...err.data } }) };
+  }
   log.error({ err }, 'unexpected error in a tool call');
   return { isError: true, content: [{ type: 'text', text: 'internal error' }] };
 }
@@ -289,12 +319,23 @@ export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, opt
   const listing = toolListing(options.readOnly ? readOnlyView(tools) : tools);
   const codec = stateCodec(options.stateSecret);
   const server = new Server(serverInfo(options.baseUrl), {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {} },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: schemaValidator,
     requestState: { verify: codec.verify },
   });
+  // Destructive operations ask the person when the client can be asked (tools/confirm-with-person.ts).
+  const run = confirmingCaller(call);
   server.setRequestHandler('tools/list', async () => ({ tools: listing }));
+  // Resources, prompts and completions are not toolsets' business: they read through the read tools, as the caller.
+  server.setRequestHandler('resources/list', async () => ({ resources: [...RESOURCES] }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }));
+  server.setRequestHandler('resources/read', (request, ctx) =>
+    readResource(request.params.uri, call, interactionOf(server, ctx, undefined), options.log),
+  );
+  server.setRequestHandler('prompts/list', async () => ({ prompts: [...PROMPTS] }));
+  server.setRequestHandler('prompts/get', async (request) => getPrompt(request.params.name, request.params.arguments));
+  server.setRequestHandler('completion/complete', (request, ctx) => complete(request.params, call, interactionOf(server, ctx, undefined)));
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
@@ -305,10 +346,12 @@ export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, opt
       return { isError: true, content: [{ type: 'text', text: 'the answers belong to another call; call the tool again' }] };
     }
     try {
-      const output = (await call(tool, request.params.arguments ?? {}, interactionOf(server, ctx, sealed))) as Record<string, unknown>;
-      return { content: [{ type: 'text', text: outputJson(output) }], structuredContent: output };
+      const output = (await run(tool, request.params.arguments ?? {}, interactionOf(server, ctx, sealed))) as Record<string, unknown>;
+      const content: CallToolResult['content'] = [{ type: 'text', text: outputJson(output) }];
+      if (submitsWorkflow(tool) && typeof output.workflowName === 'string') content.push(workflowLink(output.workflowName));
+      return { content, structuredContent: output };
     } catch (err) {
-      if (!(err instanceof InputRequired)) return errorResult(err, options.log);
+      if (!(err instanceof InputRequired)) return errorResult(err, options.log, tool);
       const inputRequests = Object.fromEntries(
         Object.entries(err.questions).map(([key, question]) => [key, inputRequired.elicit(question)]),
       );

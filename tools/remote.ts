@@ -4,10 +4,13 @@
  * from the tool's own REST binding (operation tools post to `/api/v1/operations/{name}/execute` with `name` pinned);
  * a dispatching tool (`platform_execute_operation`, MCP only) is first resolved to the tool it stands for. A
  * `{ "error" }` answer comes back as the `PlatformError` of its status, so the agent sees the server's message
- * unchanged.
+ * unchanged; a confirmation request comes back as `ConfirmationRequired` with its data (from the `PDS-Confirm*`
+ * headers), so the MCP side can put the question to the person. Requests say `X-PDS-Door: mcp`: the answers'
+ * messages then name tools and their arguments, as the agent behind this bridge reads them.
  */
-import { HTTP_STATUS, PlatformError, Unavailable, type ErrorCode } from '../core/errors.js';
-import { fillPath, type AnyTool, type RestBinding } from './define.js';
+import { ConfirmationRequired, HTTP_STATUS, PlatformError, Unavailable, type ErrorCode } from '../core/errors.js';
+import { restRequest } from './define.js';
+import { DOOR_HEADER } from './door.js';
 import { parseInput } from './validation.js';
 import type { ToolCaller } from './mcp.js';
 
@@ -15,10 +18,14 @@ const CODE_BY_STATUS = new Map<number, ErrorCode>(
   Object.entries(HTTP_STATUS).map(([code, status]) => [status, code as ErrorCode]),
 );
 
-/** The REST binding a tool is reached by. @throws TypeError for a tool without one. */
-function bindingOf(tool: AnyTool): RestBinding {
-  if (!tool.rest) throw new TypeError(`${tool.name} has no REST route`);
-  return tool.rest;
+/** The error a `{ "error" }` answer stands for: a confirmation request (its data in headers) or the status's code. */
+function errorOf(response: Response, message: string): PlatformError {
+  const confirm = response.headers.get('pds-confirm');
+  if (response.status === 400 && confirm) {
+    const expiresAt = response.headers.get('pds-confirm-expires') ?? '';
+    return new ConfirmationRequired(message, { confirm, expiresAt, plan: response.headers.get('pds-confirm-plan') ?? '' });
+  }
+  return new PlatformError(CODE_BY_STATUS.get(response.status) ?? 'UPSTREAM', message);
 }
 
 /**
@@ -34,33 +41,20 @@ export function createRestToolCaller(
 ): ToolCaller {
   return async (requested, args) => {
     let tool = requested;
-    let input = { ...((args ?? {}) as Record<string, unknown>) };
+    let input = (args ?? {}) as Record<string, unknown>;
     if (tool.dispatch) {
-      const parsed = parseInput(tool.input, input);
-      const next = tool.dispatch(parsed);
+      const next = tool.dispatch(parseInput(tool.input, input));
       tool = next.tool;
-      input = { ...((next.input ?? {}) as Record<string, unknown>) };
+      input = (next.input ?? {}) as Record<string, unknown>;
     }
-    const binding = bindingOf(tool);
-    const pinned = binding.pathValues ?? {};
-    const path = fillPath(binding.path, (name) => {
-      const value = Object.hasOwn(pinned, name) ? pinned[name] : input[name];
-      delete input[name];
-      return encodeURIComponent(String(value ?? ''));
-    });
-    const url = new URL(baseUrl + path);
-    let body: string | undefined;
-    if (binding.method === 'GET') {
-      for (const [k, v] of Object.entries(input)) if (v !== undefined) url.searchParams.set(k, String(v));
-    } else {
-      body = JSON.stringify(binding.bodyField ? (input[binding.bodyField] ?? {}) : input);
-    }
+    const request = restRequest(tool, input);
     let response: Response;
     try {
-      response = await fetchImpl(url, {
-        method: binding.method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
-        body,
+      response = await fetchImpl(new URL(baseUrl + request.target), {
+        method: request.method,
+        // The agent behind this bridge reads MCP words: messages name tools and their arguments, not paths.
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', [DOOR_HEADER]: 'mcp' },
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
@@ -68,7 +62,6 @@ export function createRestToolCaller(
     }
     const payload = (await response.json().catch(() => ({}))) as { error?: string };
     if (response.ok) return payload;
-    const code = CODE_BY_STATUS.get(response.status) ?? 'UPSTREAM';
-    throw new PlatformError(code, payload.error ?? `pds answered HTTP ${response.status}`);
+    throw errorOf(response, payload.error ?? `pds answered HTTP ${response.status}`);
   };
 }

@@ -30,12 +30,61 @@ export interface SummaryContext {
   backend: PlatformBackend;
 }
 
-/** What {@link OperationContract.preflight} may consult: the platform as it is now. */
+/** A call a caller can make next: an MCP tool and its arguments. Each {@link Door} names it in its own words. */
+export interface NextCall {
+  /** MCP tool name, e.g. `platform_get_status`. */
+  tool: string;
+  /** Its arguments, e.g. `{ team: 'acme', app: 'web' }`. */
+  arguments: Record<string, string>;
+}
+
+/**
+ * The door a caller came through, for messages that tell it what to call next (issue 11 item 10): over MCP a tool
+ * and its arguments, over REST a method and path. Messages name a {@link NextCall}; the door words it.
+ */
+export interface Door {
+  readonly kind: 'mcp' | 'rest';
+  /**
+   * The call in this door's words.
+   * @example mcp.name({ tool: 'platform_get_status', arguments: { team: 'acme', app: 'web' } })
+   *   // 'platform_get_status {"team":"acme","app":"web"}'; REST: 'GET /api/v1/status/acme/web'
+   */
+  name(call: NextCall): string;
+}
+
+/** Kubernetes namespaces pds itself uses: tenant names may not take them (create-tenant refuses them). */
+export interface PlatformNamespaces {
+  /** `PDS_WORKFLOW_NAMESPACE` (default `pds-workflows`): where Workflows run. */
+  workflows: string;
+  /** `PDS_ARGOCD_NAMESPACE` (default `argocd`): where Argo CD Applications live. */
+  argocd: string;
+}
+
+/** What {@link OperationContract.preflight} may consult: the platform as it is now, and the caller's door. */
 export interface PreflightContext {
   /** `PDS_DOMAIN`. */
   domain: string;
   backend: PlatformBackend;
   codeHost: CodeHost;
+  namespaces: PlatformNamespaces;
+  /** How error messages name the call that fixes the problem. */
+  door: Door;
+}
+
+/** What a preflight that lets a call through may add: warnings the execute result's `message` carries. */
+export interface PreflightOutcome {
+  /** Problems that do not stop the call, each a sentence with its fix (e.g. a CI workflow without a deploy job). */
+  warnings: string[];
+}
+
+/** What to call once an execution has succeeded, e.g. `platform_get_status` after a deploy. */
+export interface FollowUp<P> {
+  /** MCP tool name. */
+  tool: string;
+  /** Why, as the end of a sentence: "check its sync and health status". */
+  why: string;
+  /** The tool's arguments for these parameters. */
+  arguments(params: P): Record<string, string>;
 }
 
 /**
@@ -58,6 +107,10 @@ export interface OperationContract<Id extends string = string, P = unknown> {
   riskLevel: RiskLevel;
   /** Destructive operations answer a confirmation value first and run only when it is sent back. */
   requiresConfirm: boolean;
+  /** How long its workflow usually runs, for agents deciding how to wait, e.g. `2-10 minutes (image build and rollout)`. */
+  duration: string;
+  /** What to call once it has succeeded; absent when nothing is left to look at (a removal). */
+  followUp?: FollowUp<P>;
   /** MCP `destructiveHint`: the operation removes or replaces something a caller cannot get back by calling again. */
   destructive: boolean;
   role: OperationRole;
@@ -75,10 +128,12 @@ export interface OperationContract<Id extends string = string, P = unknown> {
   /**
    * Checks against the platform's current state that can fail a call at once instead of inside its workflow, run
    * after access checks and before anything is confirmed, audited or submitted: a refusal changes nothing.
+   * @returns warnings for the execute result's `message` (problems that do not stop the call), or nothing.
    * @throws PlatformError — `FORBIDDEN` for what the caller may not use, `NOT_FOUND` for what does not exist,
-   *   `INVALID_PARAMS` for the rest (SPEC.md execute statuses 400/403/404); the message says how to fix it.
+   *   `INVALID_PARAMS` for the rest (SPEC.md execute statuses 400/403/404); the message names the fix in the words of
+   *   `ctx.door`.
    */
-  preflight?(params: P, ctx: PreflightContext): Promise<void>;
+  preflight?(params: P, ctx: PreflightContext): Promise<PreflightOutcome | void>;
 }
 
 /**
@@ -88,12 +143,13 @@ export interface OperationContract<Id extends string = string, P = unknown> {
  * export const rollbackService = defineOperation({ id: 'rollback-service', parameters: z.strictObject({ … }), … });
  */
 export function defineOperation<const Id extends string, S extends z.ZodObject, P = z.output<S>>(
-  contract: Omit<OperationContract<Id, P>, 'parameters' | 'secretParameters' | 'target' | 'summarize'> & {
+  contract: Omit<OperationContract<Id, P>, 'parameters' | 'secretParameters' | 'target' | 'summarize' | 'preflight' | 'followUp'> & {
     parameters: S;
     secretParameters?: readonly string[];
     target(params: NoInfer<P>): OperationTarget;
     summarize(params: NoInfer<P>, ctx: SummaryContext): string | Promise<string>;
-    preflight?(params: NoInfer<P>, ctx: PreflightContext): Promise<void>;
+    preflight?(params: NoInfer<P>, ctx: PreflightContext): Promise<PreflightOutcome | void>;
+    followUp?: FollowUp<NoInfer<P>>;
   },
 ): OperationContract<Id, P> {
   return { secretParameters: [], ...contract };

@@ -11,22 +11,33 @@ export const ComponentNameParam = ServiceName.describe('Service name within the 
 export const GitTagParam = SemVerTag.describe('Git tag to build and deploy, SemVer X.Y.Z, e.g. "0.1.1"');
 export const RepoParam = RepoFullName.describe('Repository holding the build file, "<owner>/<repo>", e.g. "acme/web"');
 
-/** Container port as text, 1–65535. */
-export const PortParam = z
-  .string()
-  .regex(/^[1-9]\d{0,4}$/, 'must be a port number 1-65535 as text, e.g. "8080"')
-  .refine((p) => Number(p) <= 65535, 'must be a port number 1-65535 as text, e.g. "8080"')
-  .describe('Container port the service listens on, as text, e.g. "8787"');
+/**
+ * A parameter the SPEC carries as text that agents often send as a JSON number (`"port": 8080`, as the MCP Inspector
+ * does): a finite number is taken as its decimal text and then checked like the text, so the value is recorded as
+ * the SPEC's string (`"8080"`) and the messages stay those of `text`. The published schema is `text`'s.
+ */
+export function numberAsText<T extends z.ZodType<string, string>>(text: T) {
+  return z.preprocess((value) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value), text);
+}
+
+/** Container port as text, 1–65535 (a number is accepted). */
+export const PortParam = numberAsText(
+  z
+    .string()
+    .regex(/^[1-9]\d{0,4}$/, 'must be a port number 1-65535, e.g. "8080"')
+    .refine((p) => Number(p) <= 65535, 'must be a port number 1-65535, e.g. "8080"'),
+).describe('Container port the service listens on, e.g. "8787"');
 
 /** Longest preview lifetime: 30 days. */
 export const MAX_TTL_HOURS = 720;
 
-/** Preview lifetime as a whole number of hours, 1–720, as text. */
-export const TtlHoursParam = z
-  .string()
-  .regex(/^[1-9]\d*$/, `must be a whole number of hours 1-${MAX_TTL_HOURS} as text, e.g. "24"`)
-  .refine((h) => Number(h) <= MAX_TTL_HOURS, `must be at most ${MAX_TTL_HOURS} hours (30 days)`)
-  .describe(`Preview lifetime in whole hours, 1-${MAX_TTL_HOURS}, as text, e.g. "24"`);
+/** Preview lifetime as a whole number of hours, 1–720, as text (a number is accepted). */
+export const TtlHoursParam = numberAsText(
+  z
+    .string()
+    .regex(/^[1-9]\d*$/, `must be a whole number of hours 1-${MAX_TTL_HOURS}, e.g. "24"`)
+    .refine((h) => Number(h) <= MAX_TTL_HOURS, `must be at most ${MAX_TTL_HOURS} hours (30 days)`),
+).describe(`Preview lifetime in whole hours, 1-${MAX_TTL_HOURS}, e.g. "24"`);
 
 /** An absolute URL path for probes, e.g. `/healthz`. */
 export const HealthCheckPathParam = z
@@ -105,11 +116,12 @@ export function redactEnvVars(vars: readonly EnvVar[]): string {
   return vars.map((v) => `${v.key}=***`).join('\n');
 }
 
-/** Kubernetes quantity as text, e.g. `500m`, `4`, `8Gi`. */
+/** Kubernetes quantity as text, e.g. `500m`, `4`, `8Gi` (a number is accepted: `4`, `0.5`). */
 export const QuantityParam = (example: string) =>
-  z
-    .string()
-    .regex(/^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/, `must be a Kubernetes quantity, e.g. "${example}"`);
+  numberAsText(z.string().regex(/^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/, `must be a Kubernetes quantity, e.g. "${example}"`));
+
+/** A count as text, e.g. a pod quota `20` (a number is accepted). */
+export const CountParam = numberAsText(z.string().regex(/^[1-9]\d{0,4}$/, 'must be a whole number 1-99999, e.g. "20"'));
 
 /** A comma-separated list of user ids; becomes the ids in order, each once. */
 export const UserListParam = z
@@ -118,10 +130,23 @@ export const UserListParam = z
   .transform((text) => [...new Set(text.split(',').map((id) => id.trim()))]);
 
 /**
+ * A `when` for object refinements (zod 4 runs a refinement only on an input without issues by default): run it when
+ * none of `fields` has an issue, so its findings are reported together with every other field's instead of on the
+ * next call ("report every missing field at once").
+ * @example z.strictObject({…}).superRefine(check, whenValid('action'))
+ */
+export function whenValid(...fields: string[]): { when: (payload: { issues: readonly { path?: readonly PropertyKey[] }[] }) => boolean } {
+  return { when: (payload) => !payload.issues.some((issue) => fields.includes(String(issue.path?.[0] ?? ''))) };
+}
+
+/**
  * A refinement for parameters that name a service: `<team>-<service>` must fit one DNS label (it names the Argo CD
- * Application and the host). Reports on `component_name`.
+ * Application and the host). Reports on `component_name`. Pair it with `whenValid('team_name', 'component_name')`.
  */
 export function checkCombinedName(value: { team_name: string; component_name: string }, ctx: z.RefinementCtx): void {
   const problem = combinedNameProblem(value.team_name, value.component_name);
   if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['component_name'] });
 }
+
+/** `whenValid('team_name', 'component_name')`: where {@link checkCombinedName} may run. */
+export const NAMES_VALID = whenValid('team_name', 'component_name');

@@ -1,10 +1,93 @@
 /**
- * Checks shared by several operations' `preflight` (issue 7 items 3 and 5): run before a workflow is submitted, so a
- * call that cannot succeed fails at once, changes nothing, and says how to fix it.
+ * Checks shared by several operations' `preflight` (issue 7 items 3 and 5, issue 11 item 4): run before a workflow is
+ * submitted, so a call that cannot succeed fails at once, changes nothing, and says how to fix it — naming the call
+ * that fixes it in the words of the caller's door (`ctx.door`: an MCP tool and its arguments, or a REST path).
+ * Statuses follow SPEC.md's execute rules: 404 what does not exist, 403 what the caller may not use, 400 the rest.
  */
-import { Forbidden, InvalidParams } from '../errors.js';
-import { applicationName, serviceHost } from '../names.js';
-import type { PreflightContext } from './contract.js';
+import { parse } from 'yaml';
+import { Forbidden, InvalidParams, NotFound, PlatformError } from '../errors.js';
+import { applicationName, previewName, serviceHost } from '../names.js';
+import type { NextCall, PlatformNamespaces, PreflightContext } from './contract.js';
+
+/**
+ * Why `name` may not be a tenant name, or `undefined` when it may: tenants are namespaces, so the names Kubernetes,
+ * Argo and pds use are taken on every backend (issue 10 "reserved tenant names").
+ * @example reservedTenantName('kube-system', ns) // 'Kubernetes uses the kube-* namespaces'
+ */
+export function reservedTenantName(name: string, namespaces: PlatformNamespaces): string | undefined {
+  if (name === 'default') return 'Kubernetes uses the namespace "default"';
+  if (name.startsWith('kube-')) return 'Kubernetes uses the kube-* namespaces';
+  if (name === 'argo' || name === 'argocd') return 'Argo Workflows and Argo CD use it';
+  if (name.startsWith('pds-')) return 'pds keeps the pds-* namespaces for itself';
+  if (name === namespaces.workflows) return 'it is the workflow namespace (PDS_WORKFLOW_NAMESPACE)';
+  if (name === namespaces.argocd) return 'it is the Argo CD namespace (PDS_ARGOCD_NAMESPACE)';
+  return undefined;
+}
+
+/**
+ * The tenant must exist.
+ * @throws NotFound `tenant not found: <team>`, naming create-tenant (platform admins run it).
+ */
+export async function requireTenant(ctx: PreflightContext, team: string): Promise<void> {
+  if (await ctx.backend.getTenant(team)) return;
+  const create: NextCall = { tool: 'platform_create_tenant', arguments: { team_name: team } };
+  throw new NotFound(`tenant not found: ${team}; a platform admin creates it with ${ctx.door.name(create)}`);
+}
+
+/**
+ * `team` must be free for a new tenant: not reserved, not taken.
+ * @throws InvalidParams `team_name: "<team>" is reserved (…)` or `team_name: tenant <team> already exists`.
+ */
+export async function requireNewTenant(ctx: PreflightContext, team: string): Promise<void> {
+  const reserved = reservedTenantName(team, ctx.namespaces);
+  if (reserved) {
+    throw new InvalidParams(
+      `team_name: "${team}" is reserved (${reserved}); choose another name. Reserved on every pds: default, kube-*, argo, ` +
+        `argocd, pds-*, ${ctx.namespaces.workflows}, ${ctx.namespaces.argocd}`,
+    );
+  }
+  if (!(await ctx.backend.getTenant(team))) return;
+  const show: NextCall = { tool: 'platform_get_tenant', arguments: { name: team } };
+  throw new InvalidParams(`team_name: tenant ${team} already exists and create-tenant never changes one; see it with ${ctx.door.name(show)}`);
+}
+
+/**
+ * The tenant and the service must exist.
+ * @param instead what creates the service when it is missing (e.g. an onboarding), else the tenant's service list
+ *   is named.
+ * @throws NotFound `tenant not found: <team>` or `service not found: <team>/<service>`.
+ */
+export async function requireService(ctx: PreflightContext, team: string, service: string, instead?: NextCall): Promise<void> {
+  await requireTenant(ctx, team);
+  if (await ctx.backend.getService(team, service)) return;
+  const fix = instead
+    ? `onboard it first: ${ctx.door.name(instead)}`
+    : `the tenant's services: ${ctx.door.name({ tool: 'platform_list_services', arguments: { team } })}`;
+  throw new NotFound(`service not found: ${team}/${service}; ${fix}`);
+}
+
+/**
+ * The tenant must exist and the service not yet (an onboarding creates it).
+ * @param deploy what ships a new tag of the existing service, named in the refusal.
+ * @throws NotFound for the tenant; InvalidParams `component_name: service <team>/<service> is already onboarded`.
+ */
+export async function requireNewService(ctx: PreflightContext, team: string, service: string, deploy: NextCall): Promise<void> {
+  await requireTenant(ctx, team);
+  if (!(await ctx.backend.getService(team, service))) return;
+  throw new InvalidParams(`component_name: service ${team}/${service} is already onboarded; ship a new tag with ${ctx.door.name(deploy)}`);
+}
+
+/**
+ * The preview of `service` at `imageTag` must exist (preview-delete).
+ * @throws NotFound `tenant not found: …` or `no preview of <team>/<service> at <tag>`, naming the tenant's services.
+ */
+export async function requirePreview(ctx: PreflightContext, team: string, service: string, imageTag: string): Promise<void> {
+  await requireTenant(ctx, team);
+  const preview = await ctx.backend.getService(team, previewName(service, imageTag));
+  if (preview?.componentType === 'preview') return;
+  const list: NextCall = { tool: 'platform_list_services', arguments: { team } };
+  throw new NotFound(`no preview of ${team}/${service} at ${imageTag}; previews are listed with componentType "preview" by ${ctx.door.name(list)}`);
+}
 
 /**
  * The repository must be registered to the tenant: a tenant builds only repositories its code-host app installation
@@ -15,10 +98,11 @@ import type { PreflightContext } from './contract.js';
 export async function requireRegisteredRepository(ctx: PreflightContext, team: string, repo: string): Promise<void> {
   const registered = await ctx.codeHost.listRepositories(team);
   if (registered.some((r) => r.fullName.toLowerCase() === repo.toLowerCase())) return;
+  const grant: NextCall = { tool: 'platform_grant_repo_access', arguments: { team_name: team, repo } };
+  const sync: NextCall = { tool: 'platform_sync_repos', arguments: { team } };
   throw new Forbidden(
     `dockerfile_repo: repository "${repo}" is not registered to tenant "${team}", so it cannot be built here. ` +
-      `Register it: platform_grant_repo_access with {"team_name": "${team}", "repo": "${repo}"} (REST POST /api/v1/repos/grant-access), ` +
-      `install the app at the URL it returns, then platform_sync_repos with {"team": "${team}"} (REST POST /api/v1/repos/sync).`,
+      `Register it: ${ctx.door.name(grant)}, install the app at the URL it returns, then ${ctx.door.name(sync)}.`,
   );
 }
 
@@ -35,4 +119,54 @@ export async function requireFreeApplicationName(ctx: PreflightContext, team: st
     `${field}: "${wanted}" (Argo CD Application ${wanted}, host ${serviceHost(team, service, ctx.domain)}) is already used by ` +
       `service ${holder.team}/${holder.name}; choose another service name`,
   );
+}
+
+/** Where the SPEC's CI deploy job lives ("Onboarding … requires three artifacts"). */
+export const CI_WORKFLOW_PATH = '.github/workflows/ci.yml';
+/** Build file names accepted at the repository root when no `dockerfile_path` is given. */
+const ROOT_BUILD_FILES = ['Dockerfile', 'Containerfile'];
+
+/**
+ * The SPEC's onboarding artifacts, when the code host can read the repository (its default branch): a build file at
+ * the root or at `dockerfile_path` (refused without it), and a CI workflow with a job named `deploy` (a warning
+ * without it: onboarding works, but pushes to main will not deploy). A code host that cannot read trees (the
+ * sandbox's answers NotFound) is not a reason to refuse; one that fails is reported as a warning.
+ * @returns the warnings, each with its fix.
+ * @throws InvalidParams `dockerfile_repo: <repo> has no build file …`, naming the scaffolding tool and `dockerfile_path`.
+ */
+export async function checkOnboardingArtifacts(
+  ctx: PreflightContext,
+  target: { team: string; repo: string; dockerfilePath?: string },
+): Promise<string[]> {
+  let tree: { paths: string[]; files: Record<string, string> };
+  try {
+    tree = await ctx.codeHost.readTree(target.repo, { read: [CI_WORKFLOW_PATH] });
+  } catch (err) {
+    if (err instanceof NotFound) return [];
+    if (err instanceof PlatformError) return [`could not check ${target.repo} for its build file and CI deploy job (${err.message})`];
+    throw err;
+  }
+  const scaffold: NextCall = { tool: 'platform_scaffold_repository', arguments: { team_name: target.team, dockerfile_repo: target.repo } };
+  const wanted = target.dockerfilePath ? [target.dockerfilePath] : ROOT_BUILD_FILES;
+  if (!wanted.some((file) => tree.paths.includes(file))) {
+    const where = target.dockerfilePath ? `at dockerfile_path "${target.dockerfilePath}"` : 'at its root (Dockerfile)';
+    throw new InvalidParams(
+      `dockerfile_repo: ${target.repo} has no build file ${where} on its default branch, so the image cannot be built. ` +
+        `Add one (${ctx.door.name(scaffold)} renders it)${target.dockerfilePath ? '' : ', or pass dockerfile_path if it lives elsewhere'}.`,
+    );
+  }
+  const ci = tree.files[CI_WORKFLOW_PATH];
+  if (ci !== undefined && hasDeployJob(ci)) return [];
+  const problem = ci === undefined ? `${target.repo} has no ${CI_WORKFLOW_PATH}` : `${CI_WORKFLOW_PATH} of ${target.repo} has no job named "deploy"`;
+  return [`${problem}, so pushes to main will not deploy; ${ctx.door.name(scaffold)} renders the workflow with its deploy job.`];
+}
+
+/** Whether a GitHub Actions workflow's text declares a job named `deploy` (unreadable YAML counts as no). */
+function hasDeployJob(text: string): boolean {
+  try {
+    const workflow = parse(text) as { jobs?: unknown } | null;
+    return typeof workflow?.jobs === 'object' && workflow.jobs !== null && Object.hasOwn(workflow.jobs, 'deploy');
+  } catch {
+    return false;
+  }
 }

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { SemVerTag } from '../model.js';
 import { previewName } from '../names.js';
 import { defineOperation } from './contract.js';
-import { requireFreeApplicationName } from './preflight.js';
-import { checkCombinedName, ComponentNameParam, TeamNameParam, TtlHoursParam } from './parameters.js';
+import { requireFreeApplicationName, requirePreview, requireService } from './preflight.js';
+import { checkCombinedName, ComponentNameParam, NAMES_VALID, TeamNameParam, TtlHoursParam } from './parameters.js';
 
 export const deployPreview = defineOperation({
   id: 'preview-deploy',
@@ -19,10 +19,15 @@ export const deployPreview = defineOperation({
   requiresConfirm: false,
   destructive: false,
   role: 'member',
+  duration: '1-3 minutes',
+  followUp: {
+    tool: 'platform_get_status',
+    why: 'check the preview\'s health (it is listed with componentType "preview")',
+    arguments: (p) => ({ team: p.team_name, app: previewName(p.component_name, p.image_tag) }),
+  },
   description:
-    'Starts an ephemeral preview environment of a service at an image tag, with its own host, removed automatically ' +
-    'after ttl_hours (at most 720). Use to review a build before it goes to the main environment. Returns a workflow ' +
-    'name at once; the preview appears in platform_list_services with componentType "preview".',
+    'Starts an ephemeral preview environment of an existing service at an image tag, with its own host, removed ' +
+    'automatically after ttl_hours (at most 720). Use to review a build before it goes to the main environment.',
   parameters: z
     .strictObject({
       team_name: TeamNameParam,
@@ -30,9 +35,12 @@ export const deployPreview = defineOperation({
       image_tag: SemVerTag.describe('Image tag to preview, SemVer X.Y.Z, e.g. "0.2.0"'),
       ttl_hours: TtlHoursParam,
     })
-    .superRefine(checkCombinedName),
+    .superRefine(checkCombinedName, NAMES_VALID),
   target: (p) => ({ team: p.team_name, service: p.component_name }),
-  preflight: (p, ctx) => requireFreeApplicationName(ctx, p.team_name, previewName(p.component_name, p.image_tag), 'image_tag'),
+  async preflight(p, ctx) {
+    await requireService(ctx, p.team_name, p.component_name);
+    await requireFreeApplicationName(ctx, p.team_name, previewName(p.component_name, p.image_tag), 'image_tag');
+  },
   summarize: (p) => `open a preview of ${p.team_name}/${p.component_name} at ${p.image_tag} for ${p.ttl_hours} h`,
 });
 
@@ -46,17 +54,19 @@ export const deletePreview = defineOperation({
   requiresConfirm: false,
   destructive: true,
   role: 'member',
+  duration: 'under a minute',
   description:
     'Removes a preview environment before its TTL ends. Touches only the preview of that image tag, never the main ' +
-    'service. Returns a workflow name at once.',
+    'service; refused at once when there is no such preview.',
   parameters: z
     .strictObject({
       team_name: TeamNameParam,
       component_name: ComponentNameParam,
       image_tag: SemVerTag.describe('Image tag of the preview to remove, e.g. "0.2.0"'),
     })
-    .superRefine(checkCombinedName),
+    .superRefine(checkCombinedName, NAMES_VALID),
   target: (p) => ({ team: p.team_name, service: p.component_name }),
+  preflight: async (p, ctx) => requirePreview(ctx, p.team_name, p.component_name, p.image_tag),
   summarize: (p) => `remove the preview of ${p.team_name}/${p.component_name} at ${p.image_tag}`,
 });
 

@@ -4,8 +4,15 @@
  */
 import { z } from 'zod';
 import { applicationName, serviceHost } from '../names.js';
-import { defineOperation } from './contract.js';
-import { requireFreeApplicationName, requireRegisteredRepository } from './preflight.js';
+import { defineOperation, type FollowUp, type NextCall } from './contract.js';
+import {
+  checkOnboardingArtifacts,
+  requireFreeApplicationName,
+  requireNewService,
+  requireRegisteredRepository,
+  requireService,
+  requireTenant,
+} from './preflight.js';
 import {
   checkCombinedName,
   ComponentNameParam,
@@ -15,8 +22,10 @@ import {
   PortParam,
   QuantityParam,
   RelativePathParam,
+  NAMES_VALID,
   RepoParam,
   TeamNameParam,
+  whenValid,
   type EnvVar,
 } from './parameters.js';
 import { SemVerTag } from '../model.js';
@@ -58,6 +67,31 @@ const DEPLOY_OPTIONAL = ['git_tag', 'dockerfile_repo', 'dockerfile_path', 'env_v
 
 const serviceTarget = (p: ServiceTarget) => ({ team: p.team_name, service: p.component_name });
 
+/** After a change to a running service: look at its sync and health. */
+const checkStatus: FollowUp<ServiceTarget> = {
+  tool: 'platform_get_status',
+  why: 'check its sync and health status',
+  arguments: (p) => ({ team: p.team_name, app: p.component_name }),
+};
+
+/**
+ * Per action, the fields it requires, as JSON Schema beside the object's own (`oneOf` on `action`), so a client can
+ * check a call before sending it; the refinement below enforces the same rules with messages. `oneOf` (not `if`/`then`)
+ * because OpenAPI 3.0, which shares this schema, knows no `if`.
+ */
+const PER_ACTION_SCHEMA = {
+  oneOf: DEPLOY_ACTIONS.map((action) => ({
+    properties: { action: { enum: [action] } },
+    required: [...DEPLOY_ACTION_RULES[action].requires],
+  })),
+};
+
+/** How to ship a new tag of an existing service, for refusals that point there. */
+const deployCall = (p: ServiceTarget & { git_tag: string; dockerfile_repo: string }): NextCall => ({
+  tool: 'platform_deploy_service',
+  arguments: { action: 'deploy', team_name: p.team_name, component_name: p.component_name, dockerfile_repo: p.dockerfile_repo, git_tag: p.git_tag },
+});
+
 export const deployService = defineOperation<'deploy-service', z.ZodObject, DeployServiceParams>({
   id: 'deploy-service',
   toolset: 'deploy',
@@ -66,16 +100,20 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
   displayName: 'Deploy Service',
   riskLevel: 'medium',
   requiresConfirm: false,
-  destructive: false,
+  // update-config replaces the whole environment (variables not sent are removed), and deploy replaces the running
+  // version: what was there cannot be had back by calling again with the same arguments.
+  destructive: true,
   role: 'member',
+  duration: '2-10 minutes (image build and rollout; update-config about 1 minute)',
+  followUp: checkStatus,
   description:
     'Builds the container image of a repository at a git tag and deploys it through GitOps, or changes a service\'s ' +
-    'environment. action=onboard registers a new service (first tag usually "0.1.0") with its port, template and ' +
-    'optional health check path; action=deploy ships a new tag of an onboarded service (what CI calls on every push to ' +
-    'main); action=update-config replaces its environment variables. Returns a workflow name at once; the work happens ' +
-    'in the background — poll platform_get_workflow, then platform_get_status. It will not deploy a service that was ' +
-    'never onboarded (that workflow fails), and it does not create the repository\'s build file or CI job ' +
-    '(see platform_scaffold_repository).',
+    'environment. action=onboard registers a new service (first tag usually "0.1.0") with its port and optional ' +
+    'template and health check path; action=deploy ships a new tag of an onboarded service (what CI calls on every ' +
+    'push to main); action=update-config replaces the whole environment with env_vars (variables not listed are ' +
+    'removed: send the full set). Refused at once, with the fix, when the tenant or service (deploy, update-config) ' +
+    'is missing, the service exists (onboard), or the repository is not registered or has no build file. It does not ' +
+    'write the build file or CI job (platform_scaffold_repository does).',
   parameters: z
     .strictObject({
       action: z.enum(DEPLOY_ACTIONS).describe('"onboard" (first time), "deploy" (new tag) or "update-config" (environment)'),
@@ -84,8 +122,8 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
       git_tag: GitTagParam.optional().describe('Git tag to build and deploy, SemVer X.Y.Z, e.g. "0.1.1". Required for deploy and onboard'),
       dockerfile_repo: RepoParam.optional().describe('"<owner>/<repo>" holding the build file, e.g. "acme/web". Required for deploy and onboard'),
       dockerfile_path: RelativePathParam.optional(),
-      env_vars: EnvVarsParam.optional().describe('KEY=VALUE entries separated by newlines, e.g. "LOG_LEVEL=info". Required for update-config'),
-      port: PortParam.optional().describe('Container port as text, e.g. "8787". Required for onboard'),
+      env_vars: EnvVarsParam.optional().describe('KEY=VALUE lines, the full environment, e.g. "LOG_LEVEL=info". Required for update-config'),
+      port: PortParam.optional().describe('Container port, e.g. "8787". Required for onboard'),
       service_template: z
         .string()
         .regex(/^[a-z][a-z0-9-]{0,40}$/, 'must be a template name, e.g. "default"')
@@ -93,8 +131,9 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
         .describe('Platform service template for onboard, e.g. "default" (the default)'),
       health_check_path: HealthCheckPathParam.optional().describe('Probe path for onboard when the app does not serve /healthz, e.g. "/api/health"'),
     })
+    .meta(PER_ACTION_SCHEMA)
+    // Runs whenever `action` is valid, so the fields an action requires are reported with every other problem at once.
     .superRefine((value, ctx) => {
-      checkCombinedName(value, ctx);
       const rules = DEPLOY_ACTION_RULES[value.action];
       const given = value as Record<string, unknown>;
       for (const field of rules.requires) {
@@ -106,17 +145,30 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
           ctx.addIssue({ code: 'custom', path: [field], message: `is not used by action=${value.action}; it applies to action=${which.join(' or ')}` });
         }
       }
-    }),
+    }, whenValid('action'))
+    .superRefine(checkCombinedName, NAMES_VALID),
   secretParameters: ['env_vars'],
   target: serviceTarget,
   async preflight(p, ctx) {
-    if (p.action === 'update-config') return;
+    if (p.action === 'update-config') return void (await requireService(ctx, p.team_name, p.component_name));
+    if (p.action === 'deploy') {
+      await requireTenant(ctx, p.team_name);
+      await requireRegisteredRepository(ctx, p.team_name, p.dockerfile_repo);
+      const onboard: NextCall = {
+        tool: 'platform_deploy_service',
+        arguments: { ...deployCall(p).arguments, action: 'onboard', port: '<container port>' },
+      };
+      return void (await requireService(ctx, p.team_name, p.component_name, onboard));
+    }
+    await requireNewService(ctx, p.team_name, p.component_name, deployCall(p));
     await requireRegisteredRepository(ctx, p.team_name, p.dockerfile_repo);
-    if (p.action === 'onboard') await requireFreeApplicationName(ctx, p.team_name, p.component_name);
+    await requireFreeApplicationName(ctx, p.team_name, p.component_name);
+    const warnings = await checkOnboardingArtifacts(ctx, { team: p.team_name, repo: p.dockerfile_repo, dockerfilePath: p.dockerfile_path });
+    return { warnings };
   },
   summarize: (p) =>
     p.action === 'update-config'
-      ? `update the environment of ${p.team_name}/${p.component_name} (${p.env_vars.length} variables)`
+      ? `replace the environment of ${p.team_name}/${p.component_name} with ${p.env_vars.length} variable${p.env_vars.length === 1 ? '' : 's'}`
       : `${p.action} ${p.team_name}/${p.component_name} at ${p.git_tag} from ${p.dockerfile_repo}`,
 });
 
@@ -130,10 +182,11 @@ export const provisionDatabase = defineOperation({
   requiresConfirm: false,
   destructive: false,
   role: 'member',
+  duration: '1-5 minutes',
+  followUp: { tool: 'platform_get_service', why: 'see hasDatabase=true', arguments: (p) => ({ team: p.team_name, app: p.component_name }) },
   description:
-    'Provisions a relational database (PostgreSQL) for one service and hands its connection to the service; ' +
-    'afterwards the service shows hasDatabase=true. Returns a workflow name at once. It does not migrate data or ' +
-    'resize an existing database.',
+    'Provisions a relational database (PostgreSQL) for one existing service and hands its connection to the service. ' +
+    'It does not migrate data or resize an existing database; a service has one database.',
   parameters: z
     .strictObject({
       team_name: TeamNameParam,
@@ -141,8 +194,9 @@ export const provisionDatabase = defineOperation({
       engine: z.enum(['postgres']).optional().describe('Database engine; only "postgres" (the default)'),
       storage: QuantityParam('1Gi').optional().describe('Volume size, e.g. "1Gi" (default "1Gi")'),
     })
-    .superRefine(checkCombinedName),
+    .superRefine(checkCombinedName, NAMES_VALID),
   target: serviceTarget,
+  preflight: async (p, ctx) => requireService(ctx, p.team_name, p.component_name),
   summarize: (p) => `provision a ${p.engine ?? 'postgres'} database (${p.storage ?? '1Gi'}) for ${p.team_name}/${p.component_name}`,
 });
 
@@ -156,13 +210,15 @@ export const retireService = defineOperation({
   requiresConfirm: true,
   destructive: true,
   role: 'admin',
+  duration: 'about 1 minute',
   description:
     'Permanently removes a service: its deployment, GitOps Application, host, database and preview environments. ' +
-    'Needs confirmation: the first call changes nothing and answers with what would happen and a "confirm" value; ' +
-    'repeat the call with that value (valid 5 minutes, once) to proceed. Use rollback or a deploy instead to fix a ' +
-    'bad release.',
-  parameters: z.strictObject({ team_name: TeamNameParam, component_name: ComponentNameParam }).superRefine(checkCombinedName),
+    'Needs a person\'s confirmation: a client that supports elicitation asks them (yes/no, with the plan); otherwise ' +
+    'the first call changes nothing and answers with the plan and a "confirm" value (also in structuredContent) — ' +
+    'repeat the call with it (valid 5 minutes, once). Use rollback or a deploy instead to fix a bad release.',
+  parameters: z.strictObject({ team_name: TeamNameParam, component_name: ComponentNameParam }).superRefine(checkCombinedName, NAMES_VALID),
   target: serviceTarget,
+  preflight: async (p, ctx) => requireService(ctx, p.team_name, p.component_name),
   summarize: (p, ctx) =>
     `permanently remove service ${p.team_name}/${p.component_name} (Application ${applicationName(p.team_name, p.component_name)}, ` +
     `host ${serviceHost(p.team_name, p.component_name, ctx.domain)}, its database and preview environments)`,
@@ -178,18 +234,20 @@ export const rollbackService = defineOperation({
   requiresConfirm: false,
   destructive: false,
   role: 'member',
+  duration: 'about 1 minute (no rebuild)',
+  followUp: checkStatus,
   description:
-    'Returns a service to an image tag it ran before, without rebuilding. Use when a release is bad; check the tags ' +
-    'with platform_list_audit or platform_get_service. Returns a workflow name at once. The workflow fails if that tag ' +
-    'was never deployed for the service.',
+    'Returns a service to an image tag it ran before, without rebuilding. Use when a release is bad; find earlier tags ' +
+    'with platform_list_audit. The workflow fails if that tag was never deployed for the service.',
   parameters: z
     .strictObject({
       team_name: TeamNameParam,
       component_name: ComponentNameParam,
       target_tag: SemVerTag.describe('Image tag to return to, SemVer X.Y.Z, e.g. "0.1.0"'),
     })
-    .superRefine(checkCombinedName),
+    .superRefine(checkCombinedName, NAMES_VALID),
   target: serviceTarget,
+  preflight: async (p, ctx) => requireService(ctx, p.team_name, p.component_name),
   summarize: (p) => `roll ${p.team_name}/${p.component_name} back to ${p.target_tag}`,
 });
 

@@ -1,7 +1,8 @@
 /** The operations on a whole tenant (SPEC.md "Operations"): `create-tenant` and `delete-tenant`. */
 import { z } from 'zod';
 import { defineOperation } from './contract.js';
-import { QuantityParam, TeamNameParam, UserListParam } from './parameters.js';
+import { requireNewTenant, requireTenant } from './preflight.js';
+import { CountParam, QuantityParam, TeamNameParam, UserListParam } from './parameters.js';
 
 export const createTenant = defineOperation({
   id: 'create-tenant',
@@ -13,11 +14,13 @@ export const createTenant = defineOperation({
   requiresConfirm: false,
   destructive: false,
   role: 'platform-admin',
+  duration: 'under a minute',
+  followUp: { tool: 'platform_get_tenant', why: 'see its quotas and members', arguments: (p) => ({ name: p.team_name }) },
   description:
     'Creates a team workspace (tenant): its namespace, ResourceQuota and member roles. Users in "admins" get role ' +
     'admin (the caller when none are named), "members" role member (deploy and operate), "viewers" role viewer (read ' +
-    'only). Returns a workflow name at once. Fails (in the workflow) when the tenant already exists; it never changes ' +
-    'an existing tenant.',
+    'only). Refused at once when the tenant exists (it never changes one) or the name is reserved (default, kube-*, ' +
+    'argo, argocd, pds-*, the workflow and Argo CD namespaces).',
   parameters: z.strictObject({
     team_name: TeamNameParam.describe('Name of the new tenant, a DNS label, e.g. "acme"'),
     display_name: z.string().min(1).max(100).optional().describe('Human-readable name, e.g. "Acme Payments"'),
@@ -28,9 +31,10 @@ export const createTenant = defineOperation({
     viewers: UserListParam.optional().describe('Comma-separated user ids who may only read the tenant (role viewer), e.g. "dave"'),
     cpu: QuantityParam('4').optional().describe('CPU quota, a Kubernetes quantity, e.g. "4" (default "4")'),
     memory: QuantityParam('8Gi').optional().describe('Memory quota with unit suffix, e.g. "8Gi" (default "8Gi")'),
-    pods: z.string().regex(/^[1-9]\d{0,4}$/, 'must be a pod count as text, e.g. "20"').optional().describe('Pod quota, e.g. "20" (default "20")'),
+    pods: CountParam.optional().describe('Pod quota, e.g. "20" (default "20")'),
   }),
   target: (p) => ({ team: p.team_name }),
+  preflight: async (p, ctx) => requireNewTenant(ctx, p.team_name),
   summarize: (p) => `create tenant ${p.team_name}`,
 });
 
@@ -44,12 +48,15 @@ export const deleteTenant = defineOperation({
   requiresConfirm: true,
   destructive: true,
   role: 'admin',
+  duration: '1-3 minutes',
   description:
-    'Permanently deletes a tenant with all its services, databases and preview environments. Needs confirmation: the ' +
-    'first call changes nothing and answers with what would be deleted and a "confirm" value; repeat the call with ' +
-    'that value (valid 5 minutes, once) to proceed.',
+    'Permanently deletes a tenant with all its services, databases and preview environments. Needs a person\'s ' +
+    'confirmation: a client that supports elicitation asks them (yes/no, with the plan); otherwise the first call ' +
+    'changes nothing and answers with the plan and a "confirm" value (also in structuredContent) — repeat the call ' +
+    'with it (valid 5 minutes, once).',
   parameters: z.strictObject({ team_name: TeamNameParam }),
   target: (p) => ({ team: p.team_name }),
+  preflight: async (p, ctx) => requireTenant(ctx, p.team_name),
   summarize: async (p, ctx) => {
     const services = await ctx.backend.listServices(p.team_name);
     const list = services.length ? `: ${services.map((s) => s.name).join(', ')}` : '';

@@ -81,7 +81,9 @@ describe('onboarding over REST', () => {
     expect(audit.body.items[0]).not.toHaveProperty('message');
   });
 
-  it('a deploy of a service that was never onboarded fails with a clear message', async () => {
+  it('refuses at once, auditing nothing, a deploy of a service that was never onboarded, naming the onboarding path', async () => {
+    // Issue 11 item 4: this used to be accepted and fail inside its workflow; now the preflight refuses it with 404.
+    const before = (await pds.api('alice', 'GET', '/api/v1/audit')).body.count;
     const res = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', {
       action: 'deploy',
       team_name: 'acme',
@@ -89,10 +91,9 @@ describe('onboarding over REST', () => {
       dockerfile_repo: 'acme/ghost',
       git_tag: '0.1.0',
     });
-    expect(res.status).toBe(200);
-    const done = await waitForWorkflow(pds, 'alice', res.body.workflowName);
-    expect(done.audit.status).toBe('failed');
-    expect(done.audit.message).toMatch(/not onboarded/);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatch(/^service not found: acme\/ghost; onboard it first: POST \/api\/v1\/operations\/deploy-service\/execute \{"action":"onboard"/);
+    expect((await pds.api('alice', 'GET', '/api/v1/audit')).body.count).toBe(before);
   });
 });
 

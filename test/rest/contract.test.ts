@@ -96,7 +96,8 @@ describe.each(CLIENTS)('MCP tool listing, $name', (kind) => {
     }
     const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
     expect(destructive).toEqual(expect.arrayContaining(['platform_retire_service', 'platform_delete_tenant']));
-    expect(tools.find((t) => t.name === 'platform_deploy_service')!.annotations?.destructiveHint).toBe(false);
+    // update-config replaces the whole environment and deploy the running version (issue 11 item 10): destructive.
+    expect(tools.find((t) => t.name === 'platform_deploy_service')!.annotations?.destructiveHint).toBe(true);
     // One small snapshot per tool (github-mcp-server's __toolsnaps__): a diff shows which tool's contract changed.
     for (const listed of toolListing(allTools)) {
       await expect(JSON.stringify(listed, null, 2) + '\n').toMatchFileSnapshot(`__toolsnaps__/${listed.name}.json`);

@@ -37,8 +37,9 @@ describe('registered repositories only (issue 7 item 3)', () => {
     const stolen = await execute('alice', 'deploy-service', onboard('tena', 'stolen', 'bob/secret-repo'));
     expect(stolen.status).toBe(403);
     expect(stolen.body.error).toMatch(/"bob\/secret-repo" is not registered to tenant "tena"/);
-    expect(stolen.body.error).toMatch(/platform_grant_repo_access/);
-    expect(stolen.body.error).toMatch(/platform_sync_repos/);
+    // REST names the paths that register one (issue 11 item 10: words for each door; MCP names the tools).
+    expect(stolen.body.error).toContain('POST /api/v1/repos/grant-access {"team_name":"tena","repo":"bob/secret-repo"}');
+    expect(stolen.body.error).toContain('POST /api/v1/repos/sync {"team":"tena"}');
     const deploy = await execute('alice', 'deploy-service', {
       action: 'deploy', team_name: 'tena', component_name: 'stolen', dockerfile_repo: 'bob/secret-repo', git_tag: '0.1.1',
     });

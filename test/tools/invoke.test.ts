@@ -118,7 +118,8 @@ describe('invoke()', () => {
     await expect(invoke(tool('platform_rollback_service'), { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' }, who('alice'), limited)).rejects.toMatchObject({
       code: 'RATE_LIMITED',
     });
-    expect(calls.filter((c) => !['backend.getTenant', 'backend.listServices'].includes(c))).toEqual([]);
+    // Reads that decide access and the preflight (tenant and service exist), never a write, audit or workflow call.
+    expect(calls.filter((c) => !['backend.getTenant', 'backend.getService', 'backend.listServices'].includes(c))).toEqual([]);
     expect(await snapshot()).toEqual(before);
   });
 

@@ -10,7 +10,7 @@ import { OperationRole } from '../../core/operations/index.js';
 import { workflowTemplateName } from '../../core/names.js';
 import { defineTool, type AnyTool } from '../define.js';
 import { deepFreeze } from '../invoke.js';
-import { ExecuteResult } from './execute.js';
+import { ConfirmationRequest, ExecuteResult } from './execute.js';
 import { operationTools } from './tools.js';
 
 /** SPEC.md "Operation definition", plus who may run it. */
@@ -104,15 +104,17 @@ export const executeOperation = defineTool({
     `Executes one of the ${operationTools.length} operations by name with its parameters as strings — the same as calling ` +
     'its own tool (e.g. platform_deploy_service). Use when a client prefers one generic tool. Validation, access checks, ' +
     'the write limit (20 per minute) and confirmation rules are those of the named operation. Returns a workflow name ' +
-    'at once. MCP only: over REST each operation has its own POST /api/v1/operations/{name}/execute.',
+    'at once; follow it with platform_get_workflow. MCP only: over REST each operation has its own POST ' +
+    '/api/v1/operations/{name}/execute.',
   input: z.object({
     name: OperationName,
     parameters: z
       .record(z.string(), z.unknown())
       .default({})
-      .describe('Operation parameters as strings, e.g. {"action": "deploy", "team_name": "acme", "component_name": "web", "git_tag": "0.1.1", "dockerfile_repo": "acme/web"}'),
+      .describe('Operation parameters, e.g. {"action": "deploy", "team_name": "acme", "component_name": "web", "git_tag": "0.1.1", "dockerfile_repo": "acme/web"}'),
   }),
   output: ExecuteResult,
+  errorOutput: ConfirmationRequest,
   access: 'authenticated',
   kind: 'write',
   toolset: 'catalog',

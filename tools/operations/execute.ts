@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfirmationRequired, PlatformError, Upstream } from '../../core/errors.js';
 import type { AuditEntry } from '../../core/model.js';
-import type { AnyOperationContract, OperationParams } from '../../core/operations/index.js';
+import type { AnyOperationContract, Door, OperationParams } from '../../core/operations/index.js';
 import { redactEnvVars, type EnvVar } from '../../core/operations/parameters.js';
 import type { ToolContext } from '../define.js';
 import { CONFIRM_TTL_SECONDS, createConfirmation, redeemConfirmation } from './confirm.js';
@@ -23,6 +23,16 @@ export const ExecuteResult = z.object({
   message: z.string(),
 });
 export type ExecuteResult = z.infer<typeof ExecuteResult>;
+
+/**
+ * The data of a confirmation request (`ConfirmationRequired`): the `structuredContent` of its `isError` result over
+ * MCP; over REST the `PDS-Confirm*` headers.
+ */
+export const ConfirmationRequest = z.object({
+  confirm: z.string().describe('Send it back as "confirm" with the same parameters to proceed (once)'),
+  expiresAt: z.string().describe('ISO 8601 UTC time after which the value is refused'),
+  plan: z.string().describe('What the operation will do'),
+});
 
 /** The input of an operation tool: the operation's parameters, and `confirm` for operations that need it. */
 export interface OperationInput {
@@ -67,7 +77,13 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
   const parameters = params as OperationParams;
   const recorded = recordedParameters(contract, params);
   const binding = { userId: ctx.identity.userId, operation: contract.id, parameters: recorded };
-  await contract.preflight?.(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend, codeHost: ctx.platform.codeHost });
+  const checked = await contract.preflight?.(parameters, {
+    domain: ctx.settings.domain,
+    backend: ctx.platform.backend,
+    codeHost: ctx.platform.codeHost,
+    namespaces: ctx.settings.namespaces,
+    door: ctx.door,
+  });
   const summary = await contract.summarize(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend });
   if (contract.requiresConfirm) {
     if (!confirm) {
@@ -104,8 +120,30 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
     workflowName,
     operation: contract.id,
     status: 'submitted',
-    message:
-      `Submitted workflow ${workflowName} to ${summary}. It runs in the background: follow it with ` +
-      `GET /api/v1/workflows/${workflowName} (MCP: platform_get_workflow) until its status is succeeded or failed.`,
+    message: submittedMessage(contract, parameters, { workflowName, summary, door: ctx.door, warnings: checked?.warnings ?? [] }),
   };
+}
+
+/**
+ * The execute result's `message`: what was submitted, how long it usually takes, the call that follows it and the
+ * call to make once it has succeeded — in the words of the caller's door — then any preflight warnings.
+ * @example (MCP) 'Submitted workflow rollback-service-x7k2p to roll acme/web back to 0.1.0. It runs in the background,
+ *   usually about 1 minute (no rebuild): follow it with platform_get_workflow {"name":"rollback-service-x7k2p"} until
+ *   its status is succeeded or failed; then check its sync and health status with platform_get_status {…}.'
+ */
+export function submittedMessage(
+  contract: AnyOperationContract,
+  parameters: OperationParams,
+  about: { workflowName: string; summary: string; door: Door; warnings: readonly string[] },
+): string {
+  const { door, workflowName } = about;
+  const follow = door.name({ tool: 'platform_get_workflow', arguments: { name: workflowName } });
+  const then = contract.followUp
+    ? `; then ${contract.followUp.why} with ${door.name({ tool: contract.followUp.tool, arguments: contract.followUp.arguments(parameters) })}`
+    : '';
+  const warnings = about.warnings.map((w) => ` Warning: ${w}`).join('');
+  return (
+    `Submitted workflow ${workflowName} to ${about.summary}. It runs in the background, usually ${contract.duration}: ` +
+    `follow it with ${follow} until its status is succeeded or failed${then}.${warnings}`
+  );
 }

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { OPERATION_IDS, OPERATIONS, type AnyOperationContract, type OperationRole } from '../../core/operations/index.js';
 import { defineTool, type AnyTool } from '../define.js';
-import { ExecuteResult, executeOperation, type OperationInput } from './execute.js';
+import { ConfirmationRequest, ExecuteResult, executeOperation, type OperationInput } from './execute.js';
 
 /** The REST path every operation tool is bound to, with `{name}` pinned to its operation id. */
 export const EXECUTE_PATH = '/api/v1/operations/{name}/execute';
@@ -15,7 +15,7 @@ const Confirm = z
   .string()
   .max(200)
   .optional()
-  .describe('Confirmation value from the previous call\'s error message; omit it on the first call');
+  .describe('The "confirm" value of the previous call\'s answer; omit it on the first call');
 
 /** Appended to every operation's description: who may run it (SPEC.md "Authentication" 4). */
 const WHO_MAY_RUN: Readonly<Record<OperationRole, string>> = {
@@ -24,9 +24,14 @@ const WHO_MAY_RUN: Readonly<Record<OperationRole, string>> = {
   'platform-admin': 'Who may run it: platform admins only.',
 };
 
-/** The description an operation is published with: its own words, then who may run it. */
+/**
+ * The description an operation is published with: its own words, what follows a call (the workflow to follow, how
+ * long it usually takes, what to call once it succeeded), then who may run it.
+ */
 export function operationDescription(contract: AnyOperationContract): string {
-  return `${contract.description} ${WHO_MAY_RUN[contract.role]}`;
+  const then = contract.followUp ? `, then ${contract.followUp.tool} to ${contract.followUp.why}` : '';
+  const follows = `Returns a workflow name at once; it usually takes ${contract.duration}: follow it with platform_get_workflow${then}.`;
+  return `${contract.description} ${follows} ${WHO_MAY_RUN[contract.role]}`;
 }
 
 /** The tool of one operation. */
@@ -38,6 +43,7 @@ export function operationTool(contract: AnyOperationContract): AnyTool {
     description: operationDescription(contract),
     input,
     output: ExecuteResult,
+    ...(contract.requiresConfirm && { errorOutput: ConfirmationRequest }),
     rest: { method: 'POST', path: EXECUTE_PATH, pathValues: { name: contract.id } },
     access:
       contract.role === 'platform-admin'
