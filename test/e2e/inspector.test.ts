@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const inspectorBuild = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build');
@@ -47,4 +47,39 @@ it('lists tools of pds mcp over stdio', async () => {
     '--', process.execPath, pdsBin, 'mcp', '--toolsets', 'tenants',
   ]);
   expect(listed.tools.map((t: any) => t.name)).toEqual(['platform_list_tenants', 'platform_get_tenant', 'platform_create_tenant', 'platform_delete_tenant']);
+});
+
+it('sends a numeric --tool-arg as a number, which the operation accepts and records as text (issue 11 item 9)', async () => {
+  const created = await pds.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'insp', admins: 'root' });
+  await waitForWorkflow(pds, 'root', created.body.workflowName);
+  await registerRepository(pds, 'root', 'insp', 'insp/web');
+  const auth = `Authorization: Bearer ${await pds.token('root')}`;
+  const called = await inspector([
+    `${pds.url}/mcp`, '--method', 'tools/call', '--tool-name', 'platform_deploy_service', '--header', auth,
+    '--tool-arg', 'action=onboard', 'team_name=insp', 'component_name=web', 'dockerfile_repo=insp/web', 'git_tag="0.1.0"', 'port=8080',
+  ]);
+  expect(called.isError, JSON.stringify(called)).toBeFalsy();
+  const done = await waitForWorkflow(pds, 'root', called.structuredContent.workflowName);
+  expect(done.audit.parameters.port).toBe('8080');
+
+  // A confirmation request: an isError result whose structuredContent the Inspector's v1 client validates against the
+  // listed output schema (it lists tools before calling) — and accepts.
+  const asked = await inspector([
+    `${pds.url}/mcp`, '--method', 'tools/call', '--tool-name', 'platform_retire_service', '--header', auth,
+    '--tool-arg', 'team_name=insp', 'component_name=web',
+  ]);
+  expect(asked.isError).toBe(true);
+  expect(asked.structuredContent).toEqual({ confirm: expect.any(String), expiresAt: expect.any(String), plan: expect.stringContaining('insp/web') });
+});
+
+it('lists resources, resource templates and prompts (issue 11 item 7)', async () => {
+  const auth = `Authorization: Bearer ${await pds.token('root')}`;
+  const resources = await inspector([`${pds.url}/mcp`, '--method', 'resources/list', '--header', auth]);
+  expect(resources.resources.map((r: any) => r.uri)).toContain('pds://operations');
+  const templates = await inspector([`${pds.url}/mcp`, '--method', 'resources/templates/list', '--header', auth]);
+  expect(templates.resourceTemplates.map((t: any) => t.uriTemplate)).toContain('pds://workflows/{name}');
+  const read = await inspector([`${pds.url}/mcp`, '--method', 'resources/read', '--uri', 'pds://operations', '--header', auth]);
+  expect(JSON.parse(read.contents[0].text).count).toBe(8);
+  const prompts = await inspector([`${pds.url}/mcp`, '--method', 'prompts/list', '--header', auth]);
+  expect(prompts.prompts.map((p: any) => p.name)).toEqual(['onboard-repository', 'diagnose-service', 'rollback-service']);
 });

@@ -41,7 +41,10 @@ describe.each(CLIENTS)('pds mcp with the $name', (kind) => {
       arguments: { action: 'onboard', team_name: 'acme', component_name: app, dockerfile_repo: `acme/${app}`, git_tag: '0.1.0', port: '8787' },
     });
     expect(onboard.isError).toBeFalsy();
-    const { workflowName } = onboard.structuredContent as { workflowName: string };
+    const { workflowName, message } = onboard.structuredContent as { workflowName: string; message: string };
+    // The bridge asks the server for MCP words (X-PDS-Door: mcp): the agent reads tools, not REST paths.
+    expect(message).toContain(`platform_get_workflow {"name":"${workflowName}"}`);
+    expect(message).not.toMatch(/\/api\/v1\//);
     const done = await waitForWorkflow(pds, 'alice', workflowName);
     expect(done.audit).toMatchObject({ status: 'succeeded', userId: 'alice' });
     const logs = await client.callTool({ name: 'platform_get_logs', arguments: { team: 'acme', app, lines: 2, since: '15m' } });

@@ -14,8 +14,15 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 /** A tool result as both SDKs return it. */
 export interface ToolResult {
   isError?: boolean;
-  content: { type: string; text?: string }[];
+  content: { type: string; text?: string; uri?: string; name?: string; mimeType?: string }[];
   structuredContent?: any;
+}
+
+/** A completion request (MCP "Completion"). */
+export interface CompleteParams {
+  ref: { type: 'ref/resource'; uri: string } | { type: 'ref/prompt'; name: string };
+  argument: { name: string; value: string };
+  context?: { arguments?: Record<string, string> };
 }
 
 /** A listed tool as both SDKs return it. */
@@ -40,6 +47,14 @@ export interface TestClient {
   serverInfo(): { name: string; title?: string; version: string; icons?: unknown[] } | undefined;
   /** The server's `instructions`. */
   instructions(): string | undefined;
+  /** The server's declared capabilities. */
+  capabilities(): Record<string, unknown> | undefined;
+  listResources(): Promise<{ resources: { uri: string; name: string; mimeType?: string }[] }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: { uriTemplate: string; name: string }[] }>;
+  readResource(params: { uri: string }): Promise<{ contents: { uri: string; mimeType?: string; text?: string }[] }>;
+  listPrompts(): Promise<{ prompts: { name: string; title?: string; arguments?: { name: string; required?: boolean }[] }[] }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<{ messages: { role: string; content: { type: string; text?: string } }[] }>;
+  complete(params: CompleteParams): Promise<{ completion: { values: string[]; total?: number; hasMore?: boolean } }>;
   close(): Promise<void>;
 }
 
@@ -80,6 +95,13 @@ function wrap(kind: ClientKind, client: ClientV1 | ClientV2): TestClient {
     callTool: (call, options) => (v1 ? c.callTool(call, undefined, options) : c.callTool(call, options)),
     serverInfo: () => c.getServerVersion(),
     instructions: () => c.getInstructions(),
+    capabilities: () => c.getServerCapabilities(),
+    listResources: () => c.listResources(),
+    listResourceTemplates: () => c.listResourceTemplates(),
+    readResource: (params) => c.readResource(params),
+    listPrompts: () => c.listPrompts(),
+    getPrompt: (params) => c.getPrompt(params),
+    complete: (params) => c.complete(params),
     close: () => c.close(),
   };
 }

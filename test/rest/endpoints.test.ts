@@ -225,7 +225,10 @@ describe('operations', () => {
     expect(Date.parse(first.headers.get('pds-confirm-expires')!)).toBeGreaterThan(Date.now());
     expect((await pds.api('uma', 'GET', '/api/v1/services/umbrella/lab')).status).toBe(200); // nothing changed yet
 
-    // Bound to the parameters and the caller.
+    // Bound to the parameters and the caller. lab2 exists, so the preflight (which runs first) lets the call reach the
+    // confirmation check (issue 11 item 4).
+    await registerRepository(pds, 'uma', 'umbrella', 'umbrella/lab2');
+    await execute('uma', 'deploy-service', { action: 'onboard', team_name: 'umbrella', component_name: 'lab2', dockerfile_repo: 'umbrella/lab2', git_tag: '1.0.0', port: '8080' });
     const other = await pds.api('uma', 'POST', '/api/v1/operations/retire-service/execute', { team_name: 'umbrella', component_name: 'lab2', confirm });
     expect(other.body.error).toMatch(/does not match/);
     const stranger = await pds.api('root', 'POST', '/api/v1/operations/retire-service/execute', { ...params, confirm });
@@ -240,6 +243,8 @@ describe('operations', () => {
     expect(done.audit.parameters).not.toHaveProperty('confirm');
     expect((await pds.api('uma', 'GET', '/api/v1/services/umbrella/lab')).status).toBe(404);
 
+    // Once: onboarded again (so the preflight lets the call through), the same value is refused.
+    await execute('uma', 'deploy-service', { action: 'onboard', team_name: 'umbrella', component_name: 'lab', dockerfile_repo: 'umbrella/lab', git_tag: '1.0.0', port: '8080' });
     const replay = await pds.api('uma', 'POST', '/api/v1/operations/retire-service/execute', { ...params, confirm });
     expect(replay).toMatchObject({ status: 400, body: { error: expect.stringMatching(/already used/) } });
   });

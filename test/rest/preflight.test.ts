@@ -1,8 +1,17 @@
 /**
- * Checks at the door of the execute pipeline (issue 7 items 3 and 5): a tenant builds only repositories registered to
- * it, and `<team>-<service>` names one service only. A refused call audits and submits nothing.
+ * Checks at the door of the execute pipeline: a tenant builds only repositories registered to it, and
+ * `<team>-<service>` names one service only (issue 7 items 3 and 5); the tenant and service exist (or, to create
+ * them, do not), tenant names are not reserved, the repository holds the SPEC's onboarding artifacts, and every
+ * missing field is reported at once (issue 11 item 4). A refused call audits and submits nothing; its error names the
+ * fix in the caller's words (REST paths here).
  */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
+import { NotFound, Upstream } from '../../core/errors.js';
+import type { CodeHost } from '../../core/ports.js';
 import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
@@ -60,5 +69,171 @@ describe('one service per <team>-<service> (issue 7 item 5)', () => {
     expect(await auditCount()).toBe(before);
     const services = (await pds.api('root', 'GET', '/api/v1/services')).body.items.map((s: { team: string; name: string }) => `${s.team}/${s.name}`);
     expect(services).not.toContain('tena-pay/api');
+  });
+});
+
+describe('what must exist, and what must not (issue 11 item 4)', () => {
+  const svc = (team: string, app: string) => ({ team_name: team, component_name: app });
+
+  it('refuses with 404 an operation on a tenant that does not exist, naming create-tenant, and audits nothing', async () => {
+    const before = await auditCount();
+    for (const [operation, params] of [
+      ['deploy-service', { action: 'deploy', ...svc('ghost', 'web'), dockerfile_repo: 'ghost/web', git_tag: '0.1.0' }],
+      ['deploy-service', { action: 'update-config', ...svc('ghost', 'web'), env_vars: 'A=1' }],
+      ['rollback-service', { ...svc('ghost', 'web'), target_tag: '0.1.0' }],
+      ['provision-database', svc('ghost', 'web')],
+      ['retire-service', svc('ghost', 'web')],
+      ['preview-deploy', { ...svc('ghost', 'web'), image_tag: '0.1.0', ttl_hours: '2' }],
+      ['preview-delete', { ...svc('ghost', 'web'), image_tag: '0.1.0' }],
+      ['delete-tenant', { team_name: 'ghost' }],
+    ] as const) {
+      const res = await execute('root', operation, params as Record<string, string>);
+      expect(res.status, `${operation} ${JSON.stringify(res.body)}`).toBe(404);
+      expect(res.body.error, operation).toBe('tenant not found: ghost; a platform admin creates it with POST /api/v1/operations/create-tenant/execute {"team_name":"ghost"}');
+    }
+    expect(await auditCount()).toBe(before);
+  });
+
+  it('refuses with 404 an operation on a service that does not exist, naming the tenant\'s services', async () => {
+    const before = await auditCount();
+    for (const [operation, params] of [
+      ['deploy-service', { action: 'update-config', ...svc('tena', 'nope'), env_vars: 'A=1' }],
+      ['rollback-service', { ...svc('tena', 'nope'), target_tag: '0.1.0' }],
+      ['provision-database', svc('tena', 'nope')],
+      ['retire-service', svc('tena', 'nope')],
+      ['preview-deploy', { ...svc('tena', 'nope'), image_tag: '0.1.0', ttl_hours: '2' }],
+    ] as const) {
+      const res = await execute('alice', operation, params as Record<string, string>);
+      expect(res.status, `${operation} ${JSON.stringify(res.body)}`).toBe(404);
+      expect(res.body.error).toBe('service not found: tena/nope; the tenant\'s services: GET /api/v1/services?team=tena');
+    }
+    const preview = await execute('alice', 'preview-delete', { ...svc('tena', 'pay-api'), image_tag: '9.9.9' });
+    expect(preview.status).toBe(404);
+    expect(preview.body.error).toMatch(/^no preview of tena\/pay-api at 9\.9\.9; previews are listed .* GET \/api\/v1\/services\?team=tena$/);
+    expect(await auditCount()).toBe(before);
+  });
+
+  it('refuses with 400 an onboarding of a service that exists and a tenant that exists, naming what to do instead', async () => {
+    const before = await auditCount();
+    const again = await execute('alice', 'deploy-service', onboard('tena', 'pay-api', 'tena/pay-api'));
+    expect(again.status).toBe(400);
+    expect(again.body.error).toMatch(/^component_name: service tena\/pay-api is already onboarded; ship a new tag with POST \/api\/v1\/operations\/deploy-service\/execute \{"action":"deploy"/);
+    const tenant = await execute('root', 'create-tenant', { team_name: 'tena' });
+    expect(tenant.status).toBe(400);
+    expect(tenant.body.error).toBe('team_name: tenant tena already exists and create-tenant never changes one; see it with GET /api/v1/tenants/tena');
+    expect(await auditCount()).toBe(before);
+  });
+
+  it('refuses reserved tenant names on every backend, the configured namespaces included', async () => {
+    const custom = await startTestServer({ PDS_WORKFLOW_NAMESPACE: 'wf-runs', PDS_ARGOCD_NAMESPACE: 'gitops' });
+    try {
+      for (const name of ['default', 'kube-system', 'kube-public', 'argo', 'argocd', 'pds-workflows', 'pds-anything', 'wf-runs', 'gitops']) {
+        const res = await custom.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: name });
+        expect(res.status, name).toBe(400);
+        expect(res.body.error, name).toMatch(new RegExp(`^team_name: "${name}" is reserved \\(.+\\); choose another name`));
+      }
+      expect((await custom.api('root', 'GET', '/api/v1/audit')).body.count).toBe(0);
+      expect((await custom.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'kubeflow' })).status).toBe(200);
+    } finally {
+      await custom.stop();
+    }
+  });
+
+  it('names the next call in MCP words for a caller that asks for them (X-PDS-Door: mcp, as pds mcp does)', async () => {
+    const res = await fetch(`${pds.url}/api/v1/operations/rollback-service/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await pds.token('alice')}`, 'content-type': 'application/json', 'x-pds-door': 'mcp' },
+      body: JSON.stringify({ ...svc('tena', 'nope'), target_tag: '0.1.0' }),
+    });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: string }).error).toBe('service not found: tena/nope; the tenant\'s services: platform_list_services {"team":"tena"}');
+  });
+});
+
+describe('every missing field at once (issue 11 item 4)', () => {
+  it('reports the per-action fields together with the other problems, not one per call', async () => {
+    const res = await execute('alice', 'deploy-service', { action: 'onboard' });
+    expect(res.status).toBe(400);
+    for (const field of ['team_name', 'component_name', 'git_tag', 'dockerfile_repo', 'port']) expect(res.body.error).toMatch(new RegExp(`${field}: is required`));
+    const mixed = await execute('alice', 'deploy-service', { action: 'onboard', team_name: 'Tena', component_name: 'web', port: '0', env_vars: 'A=1' });
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.error).toMatch(/team_name: must be a DNS label/);
+    expect(mixed.body.error).toMatch(/port: must be a port number/);
+    expect(mixed.body.error).toMatch(/git_tag: is required for action=onboard/);
+    expect(mixed.body.error).toMatch(/dockerfile_repo: is required for action=onboard/);
+    expect(mixed.body.error).toMatch(/env_vars: is not used by action=onboard/);
+  });
+});
+
+describe('onboarding artifacts, when the code host can read the repository (issue 11 item 4)', () => {
+  /**
+   * What each repository holds on its default branch. The sandbox's code host cannot read trees (and must not block
+   * onboarding, as every test above shows); this one reads these, standing in for a code host that can.
+   */
+  const REPOS: Record<string, Record<string, string>> = {
+    'acme/nobuild': { 'README.md': '# no build file' },
+    'acme/noci': { Dockerfile: 'FROM scratch' },
+    'acme/nodeploy': { Dockerfile: 'FROM scratch', '.github/workflows/ci.yml': 'on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps: []\n' },
+    'acme/good': { Dockerfile: 'FROM scratch', '.github/workflows/ci.yml': 'on: push\njobs:\n  deploy:\n    runs-on: ubuntu-latest\n    steps: []\n' },
+    'acme/nested': { 'docker/Dockerfile': 'FROM scratch', '.github/workflows/ci.yml': 'jobs:\n  deploy: {}\n' },
+  };
+  let artifacts: TestServer;
+  const onboardRepo = (repo: string, extra: Record<string, string> = {}) =>
+    artifacts.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', {
+      ...onboard('acme', repo.split('/')[1]!, repo),
+      ...extra,
+    });
+
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-artifacts-'));
+    const sandbox = await createSandboxPlatform({ dataDir, domain: 'apps.test', stepMs: 5, githubAppSlug: 'pds-test' });
+    const codeHost: CodeHost = {
+      ...sandbox.codeHost,
+      async readTree(repo, options) {
+        if (repo === 'acme/down') throw new Upstream('GitHub answered 502');
+        const files = REPOS[repo];
+        if (!files) throw new NotFound(`repository ${repo} not found`);
+        const read = Object.fromEntries((options?.read ?? []).filter((p) => p in files).map((p) => [p, files[p]!]));
+        return { paths: Object.keys(files), files: read };
+      },
+    };
+    artifacts = await startTestServer({ PDS_DATA_DIR: dataDir }, { platform: { ...sandbox, kind: sandbox.kind, codeHost, ready: () => sandbox.ready(), close: () => sandbox.close() } });
+    const created = await artifacts.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'acme', admins: 'alice' });
+    await waitForWorkflow(artifacts, 'root', created.body.workflowName);
+    for (const repo of [...Object.keys(REPOS), 'acme/down']) await registerRepository(artifacts, 'alice', 'acme', repo);
+  });
+  afterAll(() => artifacts?.stop());
+
+  it('refuses a repository without a build file at its root or dockerfile_path, naming the scaffolding call', async () => {
+    const before = (await artifacts.api('root', 'GET', '/api/v1/audit')).body.count;
+    const res = await onboardRepo('acme/nobuild');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^dockerfile_repo: acme\/nobuild has no build file at its root \(Dockerfile\)/);
+    expect(res.body.error).toContain('POST /api/v1/scaffold {"team_name":"acme","dockerfile_repo":"acme/nobuild"}');
+    const wrongPath = await onboardRepo('acme/nested', { dockerfile_path: 'build/Dockerfile' });
+    expect(wrongPath.status).toBe(400);
+    expect(wrongPath.body.error).toMatch(/at dockerfile_path "build\/Dockerfile"/);
+    expect((await artifacts.api('root', 'GET', '/api/v1/audit')).body.count).toBe(before);
+  });
+
+  it('accepts a repository without a CI deploy job, with a warning in the message; none when the job is there', async () => {
+    const noci = await onboardRepo('acme/noci');
+    expect(noci.status).toBe(200);
+    expect(noci.body.message).toMatch(/Warning: acme\/noci has no \.github\/workflows\/ci\.yml, so pushes to main will not deploy/);
+    const nodeploy = await onboardRepo('acme/nodeploy');
+    expect(nodeploy.status).toBe(200);
+    expect(nodeploy.body.message).toMatch(/Warning: \.github\/workflows\/ci\.yml of acme\/nodeploy has no job named "deploy"/);
+    for (const [repo, extra] of [['acme/good', {}], ['acme/nested', { dockerfile_path: 'docker/Dockerfile' }]] as const) {
+      const res = await onboardRepo(repo, extra);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.message).not.toMatch(/Warning/);
+      expect((await waitForWorkflow(artifacts, 'alice', res.body.workflowName)).audit.status).toBe('succeeded');
+    }
+  });
+
+  it('lets a code host that fails not block onboarding, and says the check could not be made', async () => {
+    const res = await onboardRepo('acme/down');
+    expect(res.status).toBe(200);
+    expect(res.body.message).toMatch(/Warning: could not check acme\/down for its build file and CI deploy job \(GitHub answered 502\)/);
   });
 });
