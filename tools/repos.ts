@@ -81,14 +81,10 @@ export const grantRepoAccess = defineTool({
   kind: 'write',
   toolset: 'repos',
   annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  handler: async ({ team_name, repo }, { platform }) => {
+  handler: async ({ team_name, repo }, { platform, door }) => {
     const { url } = await platform.codeHost.grantAccessUrl(team_name, repo);
-    return {
-      team: team_name,
-      repo,
-      url,
-      next: `Open the URL and install the app on ${repo}, then call platform_sync_repos with team "${team_name}".`,
-    };
+    const sync = door.name({ tool: 'platform_sync_repos', arguments: { team: team_name } });
+    return { team: team_name, repo, url, next: `Open the URL and install the app on ${repo}, then call ${sync}.` };
   },
 });
 

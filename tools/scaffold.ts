@@ -94,9 +94,9 @@ async function readRepository(repo: string, team: string, ctx: ToolContext): Pro
   await requireTenantAccess(ctx.platform.backend, ctx.identity, team, 'viewer');
   const registered = await ctx.platform.codeHost.listRepositories(team);
   if (!registered.some((r) => r.fullName.toLowerCase() === repo.toLowerCase())) {
-    throw new NotFound(
-      `repository ${repo} is not registered for team ${team}: call platform_grant_repo_access and platform_sync_repos, or pass files (and file_contents) instead`,
-    );
+    const grant = ctx.door.name({ tool: 'platform_grant_repo_access', arguments: { team_name: team, repo } });
+    const sync = ctx.door.name({ tool: 'platform_sync_repos', arguments: { team } });
+    throw new NotFound(`repository ${repo} is not registered for team ${team}: call ${grant} and then ${sync}, or pass files (and file_contents) instead`);
   }
   const tree = await ctx.platform.codeHost.readTree(repo, { read: [...MANIFESTS] });
   const contents: Record<string, string> = { ...tree.files };

@@ -5,7 +5,7 @@
  * call before sending it; every problem is reported at once; and results name the next call in the words of the
  * door the caller used (MCP tools and arguments, REST paths).
  */
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWriteLimiter } from '../../rest/ratelimit.js';
 import { CLIENTS, connectHttp, textOf, type TestClient } from '../helpers/mcp-clients.js';
@@ -117,7 +117,7 @@ describe('per-action required fields in the published schema (checked before cal
     const base = { team_name: 'acme', component_name: 'web' };
     const missing = (args: Record<string, unknown>) => {
       expect(validate(args)).toBe(false);
-      return validate.errors!.filter((e) => e.keyword === 'required').map((e) => e.params.missingProperty as string);
+      return validate.errors!.filter((e: { keyword: string }) => e.keyword === 'required').map((e: { params: Record<string, unknown> }) => e.params.missingProperty as string);
     };
     expect(missing({ action: 'onboard', ...base })).toEqual(expect.arrayContaining(['git_tag', 'dockerfile_repo', 'port']));
     expect(missing({ action: 'update-config', ...base })).toContain('env_vars');

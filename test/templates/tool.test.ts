@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { listTemplates, scaffoldRepository, scaffoldTools } from '../../tools/scaffold.js';
 import type { z } from 'zod';
 import type { ToolContext, ToolDefinition } from '../../tools/define.js';
+import { MCP_DOOR } from '../../tools/door.js';
 
 function context(opts: { registered?: string[]; tree?: { paths: string[]; files: Record<string, string> }; member?: boolean } = {}) {
   const calls: unknown[] = [];
   const ctx = {
     identity: { userId: 'alice', admin: false },
     settings: { baseUrl: 'https://pds.example.com', domain: 'apps.example.com' },
+    door: MCP_DOOR,
     platform: {
       backend: { getTenant: async (team: string) => ({ name: team, members: opts.member === false ? [] : [{ userId: 'alice', role: 'viewer' }] }) },
       codeHost: {
