@@ -8,10 +8,15 @@
  * argument validation must be invoke()'s, so an agent gets the very message REST gives (McpServer validates first and
  * answers with its own), and a stateless request builds a server per request, which must not redo schema conversion.
  *
- * Errors: a `PlatformError` becomes a tool result with `isError: true` and its message (the agent can correct itself);
- * anything else is logged and reported as `internal error` without detail. An {@link InputRequired} thrown by a
- * handler becomes MCP's `input_required` result (2026-07-28 multi-round-trip; the SDK's shim serves it to 2025-11-25
- * stdio clients).
+ * Errors: a `PlatformError` becomes a tool result with `isError: true` and its message (the agent can correct itself),
+ * and its data (a confirmation request) as `structuredContent` where the listed output schema admits it; anything
+ * else is logged and reported as `internal error` without detail. An {@link InputRequired} thrown by a handler — or by
+ * `confirmingCaller`, which puts a confirmation request to the person — becomes MCP's `input_required` result
+ * (2026-07-28 multi-round-trip; the SDK's shim serves it to 2025-11-25 stdio clients). Operation results link their
+ * workflow (`resource_link`).
+ *
+ * Beside tools the server offers resources, prompts and completions (`mcp-resources.ts`, `mcp-prompts.ts`,
+ * `mcp-completions.ts`), read through the same `call` as the caller, whatever toolsets were selected.
  */
 import { createHmac } from 'node:crypto';
 import {

@@ -38,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const call = createRestToolCaller(config.baseUrl, config.token);
-  // The confirm values and sealed states of a stdio session never leave this process: a random key is enough.
+  // A sealed state (of a question put to the person) only ever comes back to this process: a random key is enough.
   const stateSecret = crypto.getRandomValues(new Uint8Array(32));
   // stdout carries the protocol: anything we say goes to stderr.
   const log = createLogger({ level: config.logLevel, destination: process.stderr });
