@@ -11,7 +11,7 @@ describe('arbitraryFor', () => {
   it.each(allTools.map((tool) => [tool.name, tool] as const))('generates inputs %s accepts', (_name, tool) => {
     const samples = fc.sample(arbitraryFor(inputSchema(tool)), { numRuns: 100, seed: 7 });
     const valid = samples.filter((s) => tool.input.safeParse(s).success);
-    // Cross-field rules (deploy-service's per-action fields) are not in the JSON Schema; most inputs still pass.
+    // Some cross-field rules are not in the JSON Schema (an action's fields another action refuses); most inputs pass.
     expect(valid.length).toBeGreaterThan(0);
     for (const sample of samples) expect(typeof sample).toBe('object');
   });

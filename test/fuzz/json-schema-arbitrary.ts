@@ -2,8 +2,9 @@
  * A fast-check arbitrary for the JSON Schema (draft 2020-12) that zod 4's `z.toJSONSchema` emits for tool inputs:
  * `type` object/array/string/integer/number/boolean/null, `properties` + `required`, `additionalProperties` and
  * `propertyNames` (records), `items`, `minItems`/`maxItems`, `enum`, `const`, `minLength`/`maxLength`, `pattern`,
- * `format` (email, uri), `minimum`/`maximum`, `anyOf`/`oneOf`, local `$ref`s. Unknown keywords are ignored, so a schema
- * using one still gets values (not always valid ones, which the fuzz suite does not need).
+ * `format` (email, uri), `minimum`/`maximum`, `anyOf`/`oneOf` (alone, or narrowing the keywords beside them), local
+ * `$ref`s. Unknown keywords are ignored, so a schema using one still gets values (not always valid ones, which the
+ * fuzz suite does not need).
  *
  * Values are built from fast-check's own arbitraries; example values quoted in `description`s (`e.g. "acme"`) are
  * offered too, so schemas whose `pattern` fast-check cannot generate from still get valid values.
@@ -93,6 +94,19 @@ function objectArbitrary(schema: JsonSchema, root: JsonSchema): fc.Arbitrary<Rec
   return fc.dictionary(keys, values, { maxKeys: 6 });
 }
 
+/** `base` narrowed by `alternative` (both apply): the alternative's keywords win, properties merge, required adds up. */
+function conjunction(base: JsonSchema, alternative: JsonSchema): JsonSchema {
+  const { anyOf: _anyOf, oneOf: _oneOf, ...own } = base;
+  const properties = { ...own.properties };
+  for (const [key, narrower] of Object.entries(alternative.properties ?? {})) properties[key] = { ...properties[key], ...narrower };
+  return {
+    ...own,
+    ...alternative,
+    ...(own.properties || alternative.properties ? { properties } : {}),
+    required: [...new Set([...(own.required ?? []), ...(alternative.required ?? [])])],
+  };
+}
+
 /**
  * An arbitrary of values for `schema`.
  * @param root the document `$ref`s resolve against (`#/$defs/…`); defaults to `schema`.
@@ -108,7 +122,13 @@ export function arbitraryFor(schema: JsonSchema, root: JsonSchema = schema): fc.
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives) return fc.oneof(...alternatives.map((s) => arbitraryFor(s, root)));
+  if (alternatives) {
+    const { anyOf: _anyOf, oneOf: _oneOf, description: _description, ...base } = schema;
+    // Beside keywords of its own (an object whose oneOf states what each `action` requires), each alternative narrows
+    // the schema, as JSON Schema reads it: generate from the two together.
+    const narrowed = Object.keys(base).length ? alternatives.map((alternative) => conjunction(schema, alternative)) : alternatives;
+    return fc.oneof(...narrowed.map((s) => arbitraryFor(s, root)));
+  }
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.length > 1) return fc.oneof(...types.map((type) => arbitraryFor({ ...schema, type }, root)));
   switch (types[0]) {

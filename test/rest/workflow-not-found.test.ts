@@ -13,11 +13,12 @@ beforeAll(async () => {
   pds = await startTestServer();
   for (const [team, admin] of [['acme', 'alice'], ['umbrella', 'uma']]) {
     const res = await pds.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: team, admins: admin });
+    expect(res.status).toBe(200);
     await waitForWorkflow(pds, 'root', res.body.workflowName);
+    // umbrella's own workflow, which uma may see and alice may not. (It was a provision-database of a service that
+    // does not exist, which the preflight of issue 11 now refuses before any workflow exists.)
+    if (team === 'umbrella') secret = res.body.workflowName;
   }
-  const res = await pds.api('uma', 'POST', '/api/v1/operations/provision-database/execute', { team_name: 'umbrella', component_name: 'lab' });
-  expect(res.status).toBe(200);
-  secret = res.body.workflowName;
   await waitForWorkflow(pds, 'uma', secret);
 });
 
