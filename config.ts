@@ -66,6 +66,11 @@ const Env = z.object({
   PDS_AUTH_URL: url('https://auth.example.com').optional(),
   PDS_OIDC_AUDIENCE: z.string().optional(),
   PDS_OIDC_USER_CLAIM: z.enum(USER_CLAIMS).default('email'),
+  PDS_OIDC_CLIENT_ID: z.string().optional(),
+  PDS_OIDC_CLIENT_SECRET: z.string().optional(),
+  PDS_GITHUB_OAUTH_CLIENT_ID: z.string().optional(),
+  PDS_GITHUB_OAUTH_CLIENT_SECRET: z.string().optional(),
+  PDS_GITHUB_OAUTH_URL: url('https://github.com').default('https://github.com'),
   PDS_GITHUB_API_URL: url('https://api.github.com').default('https://api.github.com'),
   PDS_GITHUB_APP_SLUG: z.string().default('pds-platform'),
   PDS_DOMAIN: z
@@ -120,6 +125,16 @@ export interface Config {
    * `email_verified` is true; or `preferred_username`, or `sub`). No other claim stands in when it is missing.
    */
   oidcUserClaim: UserClaim;
+  /**
+   * Where people sign in when pds's OAuth authorization server sends them upstream (issue 12): the Dex of `authUrl`
+   * (OIDC authorization code, client `PDS_OIDC_CLIENT_ID`, default `PDS_OIDC_AUDIENCE`, with
+   * `PDS_OIDC_CLIENT_SECRET`) and/or a GitHub OAuth app (`PDS_GITHUB_OAUTH_CLIENT_ID`/`_SECRET` at
+   * `PDS_GITHUB_OAUTH_URL`). Each is present only when fully configured.
+   */
+  signIn: {
+    dex?: { clientId: string; clientSecret: string };
+    github?: { clientId: string; clientSecret: string; url: string };
+  };
   githubApiUrl: string;
   githubAppSlug: string;
   /** Service hosts are `<team>-<service>.<domain>`. */
@@ -155,6 +170,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const problems: string[] = [];
+  const dexClientId = e.PDS_OIDC_CLIENT_ID ?? e.PDS_OIDC_AUDIENCE;
+  if (e.PDS_OIDC_CLIENT_SECRET && !(e.PDS_AUTH_URL && dexClientId)) {
+    problems.push('  PDS_OIDC_CLIENT_SECRET: set PDS_AUTH_URL and PDS_OIDC_CLIENT_ID (or PDS_OIDC_AUDIENCE) with it, or leave it unset');
+  }
+  if (Boolean(e.PDS_GITHUB_OAUTH_CLIENT_ID) !== Boolean(e.PDS_GITHUB_OAUTH_CLIENT_SECRET)) {
+    problems.push('  PDS_GITHUB_OAUTH_CLIENT_ID, PDS_GITHUB_OAUTH_CLIENT_SECRET: set both (a GitHub OAuth app) or neither');
+  }
+  if (problems.length) throw new Error(`invalid configuration:\n${problems.join('\n')}`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -171,6 +195,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authUrl: e.PDS_AUTH_URL,
     oidcAudience: e.PDS_OIDC_AUDIENCE,
     oidcUserClaim: e.PDS_OIDC_USER_CLAIM,
+    signIn: {
+      ...(e.PDS_AUTH_URL && dexClientId && e.PDS_OIDC_CLIENT_SECRET && { dex: { clientId: dexClientId, clientSecret: e.PDS_OIDC_CLIENT_SECRET } }),
+      ...(e.PDS_GITHUB_OAUTH_CLIENT_ID &&
+        e.PDS_GITHUB_OAUTH_CLIENT_SECRET && {
+          github: { clientId: e.PDS_GITHUB_OAUTH_CLIENT_ID, clientSecret: e.PDS_GITHUB_OAUTH_CLIENT_SECRET, url: e.PDS_GITHUB_OAUTH_URL },
+        }),
+    },
     githubApiUrl: e.PDS_GITHUB_API_URL,
     githubAppSlug: e.PDS_GITHUB_APP_SLUG,
     domain: e.PDS_DOMAIN,

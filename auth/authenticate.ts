@@ -14,6 +14,9 @@ import type { Config } from '../config.js';
 import { createExternalJwtVerifier, type ExternalJwtVerifier } from './external-jwt.js';
 import { isPlatformAdmin, type Identity, type TokenKind } from './identity.js';
 import { createPatVerifier, type PatVerifier } from './pat.js';
+import { DEFAULT_SCOPES, type Scope } from './scopes.js';
+import { authorizationServerOf } from './oauth/authorization-server-of.js';
+import { protectedResourceMetadataUrl } from '../core/names.js';
 import { verifySelfToken } from './self-issued.js';
 import { TokenCache } from './token-cache.js';
 
@@ -64,12 +67,14 @@ export function classifyToken(token: string): TokenForm {
 
 /**
  * The `WWW-Authenticate` challenge (RFC 6750 §3, RFC 9728 §5.1): `error="invalid_token"` when a token was sent but
- * refused, `resource_metadata` always, so MCP clients can discover where to log in.
+ * refused, `resource_metadata` always, so MCP clients can discover where to log in, and, when pds is the
+ * authorization server, `scope` with the scopes to ask for ({@link DEFAULT_SCOPES}: admin comes by step-up).
  */
-export function challenge(config: Pick<Config, 'baseUrl'>, error?: 'invalid_token'): string {
+export function challenge(config: Pick<Config, 'baseUrl' | 'authUrl' | 'signIn'>, error?: 'invalid_token'): string {
   const parts = [`Bearer realm="pds"`];
   if (error) parts.push(`error="${error}"`);
-  parts.push(`resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`);
+  if (authorizationServerOf(config).pds) parts.push(`scope="${DEFAULT_SCOPES.join(' ')}"`);
+  parts.push(`resource_metadata="${protectedResourceMetadataUrl(config.baseUrl)}"`);
   return parts.join(', ');
 }
 
@@ -86,11 +91,12 @@ const JWT_CACHE_MS = 60_000;
 export function createAuthenticator(config: Config, secret: Uint8Array, deps: AuthenticatorDeps = {}): Authenticator {
   const now = deps.now ?? Date.now;
   const refuse = (message: string) => new Unauthenticated(message, { challenge: challenge(config, 'invalid_token') });
-  const identity = (userId: string, groups: string[], tokenKind: TokenKind): Identity => ({
+  const identity = (userId: string, groups: string[], tokenKind: TokenKind, scopes?: Scope[]): Identity => ({
     userId,
     groups,
     admin: isPlatformAdmin(userId, groups, config.admins, config.adminGroups),
     tokenKind,
+    ...(scopes && { scopes }),
   });
 
   const verifyPat: PatVerifier = createPatVerifier({
@@ -125,10 +131,10 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
     } catch {
       throw refuse('token is malformed');
     }
-    let verified: { userId: string; groups: string[]; exp: number; kind: TokenKind };
+    let verified: { userId: string; groups: string[]; exp: number; kind: TokenKind; scopes?: Scope[] };
     if (issuer === config.baseUrl) {
       const claims = await verifySelfToken(secret, config.baseUrl, token);
-      verified = { userId: claims.sub, groups: claims.groups, exp: claims.exp, kind: 'self-issued' };
+      verified = { userId: claims.sub, groups: claims.groups, exp: claims.exp, kind: 'self-issued', scopes: claims.scopes };
     } else if (external && issuer === external.issuer) {
       verified = { ...(await external.verify(token)), kind: 'external' };
     } else if (alg === 'HS256') {
@@ -142,7 +148,7 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
       // Refused before any key-set fetch: a forged issuer costs nothing.
       throw refuse(external ? 'token issuer is not trusted by this pds' : 'token issuer is not trusted: external identity-provider tokens are not configured on this pds');
     }
-    const id = identity(verified.userId, verified.groups, verified.kind);
+    const id = identity(verified.userId, verified.groups, verified.kind, verified.scopes);
     jwts.set(token, { ok: true, value: id }, Math.min(JWT_CACHE_MS, verified.exp * 1000 - now()));
     return id;
   }

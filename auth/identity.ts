@@ -3,6 +3,8 @@
  * per-user limits (DESIGN.md "Identity and limits").
  */
 
+import type { Scope } from './scopes.js';
+
 /** How the caller proved who they are. */
 export type TokenKind = 'self-issued' | 'pat' | 'external';
 
@@ -15,6 +17,11 @@ export interface Identity {
   /** Platform admin: listed in `PDS_ADMINS` or a member of one of `PDS_ADMIN_GROUPS`. */
   admin: boolean;
   tokenKind: TokenKind;
+  /**
+   * The OAuth scopes the token carries (tokens from pds's authorization server); absent when the token has no `scope`
+   * claim (PAT, Dex, `pds token`), which narrows nothing: the roles alone decide.
+   */
+  scopes?: readonly Scope[];
 }
 
 /** Admin if the user id is listed or any group is an admin group. */

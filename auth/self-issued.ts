@@ -8,8 +8,18 @@ import path from 'node:path';
 import { SignJWT, jwtVerify } from 'jose';
 import { Unauthenticated } from '../core/errors.js';
 import { describeJoseError } from './jose-errors.js';
+import { scopesOf, type Scope } from './scopes.js';
 
 export { describeJoseError };
+
+/**
+ * The resources (RFC 8707 resource indicators, RFC 9728 `resource`) pds answers for: the base URL (REST) and its MCP
+ * endpoint. A pds token's `aud` must be one of them; a token for anything else is refused.
+ * @example pdsResources('https://pds.example.com') // ['https://pds.example.com', 'https://pds.example.com/mcp']
+ */
+export function pdsResources(baseUrl: string): [string, string] {
+  return [baseUrl, `${baseUrl}/mcp`];
+}
 
 /** Claims pds puts in its own tokens. */
 export interface SelfIssuedClaims {
@@ -20,6 +30,8 @@ export interface SelfIssuedClaims {
 /** A verified self-issued token: its claims and expiry (epoch seconds). */
 export interface VerifiedSelfToken extends SelfIssuedClaims {
   exp: number;
+  /** The token's OAuth scopes (tokens of pds's authorization server); absent when it has no `scope` claim. */
+  scopes?: Scope[];
 }
 
 /**
@@ -50,8 +62,9 @@ export async function issueSelfToken(
 }
 
 /**
- * Verify a self-issued token: HS256 only, `iss` and `aud` equal to the base URL, `exp` required.
- * @returns the subject, groups and expiry.
+ * Verify a self-issued token: HS256 only, `iss` the base URL, `aud` one of {@link pdsResources}, `exp` required.
+ * Tokens of pds's OAuth authorization server are of this form too, with `scope` and `client_id` claims.
+ * @returns the subject, groups, expiry and scopes.
  * @throws Unauthenticated with `expired`, `bad signature` or `invalid` in the message (never the token itself).
  */
 export async function verifySelfToken(secret: Uint8Array, issuer: string, token: string): Promise<VerifiedSelfToken> {
@@ -59,11 +72,12 @@ export async function verifySelfToken(secret: Uint8Array, issuer: string, token:
     const { payload } = await jwtVerify(token, secret, {
       algorithms: ['HS256'],
       issuer,
-      audience: issuer,
+      audience: pdsResources(issuer),
       requiredClaims: ['exp', 'sub'],
     });
     const groups = Array.isArray(payload.groups) ? payload.groups.filter((g): g is string => typeof g === 'string') : [];
-    return { sub: payload.sub!, groups, exp: payload.exp! };
+    const scopes = scopesOf(payload.scope);
+    return { sub: payload.sub!, groups, exp: payload.exp!, ...(scopes && { scopes }) };
   } catch (err) {
     throw new Unauthenticated(describeJoseError(err), {
       cause: err,

@@ -110,6 +110,25 @@ export class Forbidden extends PlatformError {
   }
 }
 
+/**
+ * 403: the token is valid but its OAuth scopes do not cover the call (RFC 6750 §3.1 `insufficient_scope`). Carries the
+ * challenge naming the scopes needed, so an MCP client can ask the person for them and retry (MCP "step-up").
+ */
+export class InsufficientScope extends PlatformError {
+  /** The scopes the call needs, e.g. `['pds:write']`. */
+  readonly scopes: readonly string[];
+  /**
+   * @param scopes the scopes the call needs (all of them, space-joined into the challenge's `scope`).
+   * @param resourceMetadata URL of the RFC 9728 metadata, added to the challenge as `resource_metadata`.
+   */
+  constructor(message: string, scopes: readonly string[], resourceMetadata?: string) {
+    const challenge = [`Bearer realm="pds"`, `error="insufficient_scope"`, `scope="${scopes.join(' ')}"`];
+    if (resourceMetadata) challenge.push(`resource_metadata="${resourceMetadata}"`);
+    super('FORBIDDEN', message, { headers: { 'WWW-Authenticate': challenge.join(', ') }, data: { requiredScopes: [...scopes] } });
+    this.scopes = scopes;
+  }
+}
+
 /** 404: the named thing does not exist (or the caller may not know it exists). */
 export class NotFound extends PlatformError {
   constructor(message: string) {

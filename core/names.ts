@@ -46,3 +46,15 @@ export function imageRef(registry: string, team: string, service: string, tag: s
 export function workflowTemplateName(operation: string): string {
   return operation;
 }
+
+/** Path of pds's OAuth 2.0 Protected Resource Metadata (RFC 9728 §3); append a resource path (`/mcp`) per §3.1. */
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+
+/**
+ * The URL of pds's RFC 9728 metadata, which every 401 and 403 `insufficient_scope` challenge names as
+ * `resource_metadata` so MCP clients find the authorization server.
+ * @example protectedResourceMetadataUrl('https://pds.example.com') // 'https://pds.example.com/.well-known/oauth-protected-resource'
+ */
+export function protectedResourceMetadataUrl(baseUrl: string, resourcePath = ''): string {
+  return `${baseUrl}${PROTECTED_RESOURCE_PATH}${resourcePath}`;
+}

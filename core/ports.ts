@@ -175,6 +175,33 @@ export interface OnceStore {
   claim(key: string, ttlSeconds: number): Promise<boolean>;
 }
 
+/**
+ * The state of pds's OAuth authorization server (`auth/oauth/`): authorization codes, refresh tokens, grants, sessions,
+ * interactions, registered clients and device codes, each a JSON `payload` under a `kind` (the model, e.g.
+ * `AuthorizationCode`) and an `id`. It must survive restarts and be shared by replicas: the sandbox keeps it in its
+ * durable state; the SQL store keeps it in one table (see the README's "OAuth" section for what that table needs).
+ *
+ * Payload fields the store reads: `grantId` (every record of one grant is revoked together: refresh-token families),
+ * `uid` (sessions are also found by it) and `userCode` (device codes are also found by it).
+ */
+export interface OAuthStore {
+  /**
+   * Create or replace a record.
+   * @param expiresInSeconds lifetime in seconds; absent = until destroyed (registered clients).
+   */
+  upsert(kind: string, id: string, payload: Record<string, unknown>, expiresInSeconds?: number): Promise<void>;
+  /** The payload of a live (unexpired) record, or `undefined`. */
+  find(kind: string, id: string): Promise<Record<string, unknown> | undefined>;
+  /** The live record of `kind` whose payload `field` equals `value`, or `undefined`. */
+  findBy(kind: string, field: 'uid' | 'userCode', value: string): Promise<Record<string, unknown> | undefined>;
+  /** Mark a record used: its payload gets `consumed` = now, epoch seconds (a replayed code or refresh token shows it). */
+  consume(kind: string, id: string): Promise<void>;
+  /** Remove a record; unknown ids are ignored. */
+  destroy(kind: string, id: string): Promise<void>;
+  /** Remove every record whose payload `grantId` is `grantId`, of any kind (revokes a whole refresh-token family). */
+  revokeGrant(grantId: string): Promise<void>;
+}
+
 /** Everything the tools need from the outside world, assembled by the composition root. */
 export interface Platform {
   /** `sandbox` or `kubernetes`; shown in notes so callers know what they are talking to. */
@@ -184,6 +211,8 @@ export interface Platform {
   readonly audit: AuditStore;
   readonly codeHost: CodeHost;
   readonly once: OnceStore;
+  /** The OAuth authorization server's state (not used by tools; the composition root hands it to `auth/oauth/`). */
+  readonly oauth: OAuthStore;
   /** True when the platform can serve traffic (state loaded, upstreams reachable). */
   ready(): Promise<boolean>;
   /** Stop background work and flush state. */

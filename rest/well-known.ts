@@ -6,7 +6,10 @@
  */
 import type Router from '@koa/router';
 import { createRouter } from './router.js';
+import { PROTECTED_RESOURCE_PATH } from '../core/names.js';
 import type { Config } from '../config.js';
+import { authorizationServerOf } from '../auth/oauth/authorization-server-of.js';
+import { SCOPES } from '../auth/scopes.js';
 
 /** The RFC 9728 §2 fields pds publishes. */
 export interface ProtectedResourceMetadata {
@@ -18,25 +21,24 @@ export interface ProtectedResourceMetadata {
   resource_documentation: string;
 }
 
-/** Path of the metadata document; append a resource path (`/mcp`) per RFC 9728 §3.1. */
-export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
 /**
  * The metadata document.
  * @param resourcePath the protected resource's path below the base URL: `''` for pds as a whole, `'/mcp'` for the MCP
  *   endpoint. `resource` must equal the URL the client derived the metadata URL from (RFC 9728 §3.3).
- * @returns `authorization_servers` = `[{PDS_AUTH_URL}/api/dex]` (Dex, the issuer of external tokens) when
- *   configured, else `[PDS_BASE_URL]` (pds, the issuer of self-issued tokens).
+ * @returns `authorization_servers` = `[PDS_BASE_URL]` (pds's authorization server, `auth/oauth/`) with its scopes, or
+ *   `[{PDS_AUTH_URL}/api/dex]` when Dex is configured without any upstream sign-in for pds
+ *   (`auth/oauth/authorization-server-of.ts`).
  * @example protectedResourceMetadata(config, '/mcp').resource // 'https://pds.example.com/mcp'
  */
-export function protectedResourceMetadata(config: Pick<Config, 'baseUrl' | 'authUrl'>, resourcePath = ''): ProtectedResourceMetadata {
-  const dex = config.authUrl ? `${config.authUrl}/api/dex` : undefined;
+export function protectedResourceMetadata(config: Pick<Config, 'baseUrl' | 'authUrl' | 'signIn'>, resourcePath = ''): ProtectedResourceMetadata {
+  const server = authorizationServerOf(config);
   return {
     resource: config.baseUrl + resourcePath,
-    authorization_servers: [dex ?? config.baseUrl],
+    authorization_servers: [server.issuer],
     bearer_methods_supported: ['header'],
-    // The scopes Dex needs to put email and groups (user id, admin groups) in the token.
-    ...(dex ? { scopes_supported: ['openid', 'email', 'profile', 'groups'] } : {}),
+    // pds's scopes; or, for a Dex taken directly, the ones Dex needs to put email and groups in the token.
+    scopes_supported: server.pds ? [...SCOPES] : ['openid', 'email', 'profile', 'groups'],
     resource_name: 'pds (Platform Deployment Service)',
     resource_documentation: `${config.baseUrl}/docs`,
   };
@@ -47,7 +49,7 @@ export function protectedResourceMetadata(config: Pick<Config, 'baseUrl' | 'auth
  * public route). Cacheable for an hour and readable cross-origin (browser-based MCP clients fetch it).
  * @example createRestApp({ …, publicRoutes: [wellKnownRouter(config)] });
  */
-export function wellKnownRouter(config: Pick<Config, 'baseUrl' | 'authUrl'>): Router {
+export function wellKnownRouter(config: Pick<Config, 'baseUrl' | 'authUrl' | 'signIn'>): Router {
   const router = createRouter();
   for (const resourcePath of ['', '/mcp']) {
     const body = JSON.stringify(protectedResourceMetadata(config, resourcePath));

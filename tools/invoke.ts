@@ -1,9 +1,10 @@
 /**
  * invoke(): the one path every call takes, whichever transport it came by (DESIGN.md "One capability, one
- * definition"): read-only gate → parse input with zod → authorize → write limit → handler. REST and MCP only
+ * definition"): read-only gate → parse input with zod → token scopes → authorize → write limit → handler. REST and MCP only
  * translate to and from it. Operation tools audit inside their handler, where the workflow name is known.
  */
 import { Forbidden } from '../core/errors.js';
+import { protectedResourceMetadataUrl } from '../core/names.js';
 import type { Platform } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import type { Config } from '../config.js';
@@ -12,6 +13,7 @@ import type { AnyTool, ToolContext, ToolSettings, WriteLimiter } from './define.
 import type { Door } from '../core/operations/index.js';
 import { MCP_DOOR } from './door.js';
 import type { CallInteraction } from './interaction.js';
+import { requireScopes } from './scopes.js';
 import { parseInput } from './validation.js';
 
 /** Validated outputs of frozen (constant) handler results, so a static answer is checked once, not per call. */
@@ -72,6 +74,7 @@ export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, de
     const next = tool.dispatch(input);
     return invoke(next.tool, next.input, identity, deps, via);
   }
+  requireScopes(tool, identity, protectedResourceMetadataUrl(deps.config.baseUrl));
   await authorize(tool.access, input, identity, deps.platform.backend);
   if (tool.kind === 'write') await deps.writeLimiter?.consume(identity);
   const ctx: ToolContext = {

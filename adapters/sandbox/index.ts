@@ -11,7 +11,7 @@
  * | `engine.ts` | the workflow engine: runs steps, settles workflows and audit entries, resumes after restart |
  * | `previews.ts` | preview expiry |
  * | `backend.ts` | tenants, services, status, logs, resources |
- * | `audit.ts`, `code-host.ts`, `once.ts` | the other ports |
+ * | `audit.ts`, `code-host.ts`, `once.ts`, `oauth.ts` | the other ports |
  *
  * Files in `dataDir`: `state.json`, `logs.jsonl`, `lock`.
  */
@@ -26,6 +26,7 @@ import { sandboxCodeHost } from './code-host.js';
 import { SandboxWorkflowEngine } from './engine.js';
 import { LogJournal } from './journal.js';
 import { dropExpiredClaims, sandboxOnceStore } from './once.js';
+import { dropExpiredOAuthRecords, sandboxOAuthStore } from './oauth.js';
 import { PreviewReaper } from './previews.js';
 import { serviceKey } from './state.js';
 import { StateStore } from './store.js';
@@ -76,7 +77,10 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       // `latest`: lines are appended in the same turn as the change that creates their service, before it is on disk.
       keep: (team, app) => (app === '' ? team in store.latest.tenants : serviceKey(team, app) in store.latest.services),
     });
-    await store.mutate((draft) => dropExpiredClaims(draft, now().getTime()));
+    await store.mutate((draft) => {
+      dropExpiredClaims(draft, now().getTime());
+      dropExpiredOAuthRecords(draft, now().getTime());
+    });
   } catch (err) {
     await store.close();
     throw err;
@@ -105,6 +109,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     audit: sandboxAuditStore(store),
     codeHost: sandboxCodeHost({ store, githubAppSlug: options.githubAppSlug, now }),
     once: sandboxOnceStore(store, now),
+    oauth: sandboxOAuthStore(store, now),
     async ready() {
       return open;
     },

@@ -76,6 +76,13 @@ export const Installation = z.object({
 });
 export type Installation = z.infer<typeof Installation>;
 
+/** One record of the OAuth authorization server (`OAuthStore`): its payload and expiry (epoch ms; absent = none). */
+export const OAuthRecord = z.object({
+  payload: z.record(z.string(), z.unknown()),
+  expiresAt: z.number().optional(),
+});
+export type OAuthRecord = z.infer<typeof OAuthRecord>;
+
 export const SandboxState = z.object({
   version: z.literal(STATE_VERSION),
   /** By tenant name. */
@@ -91,12 +98,14 @@ export const SandboxState = z.object({
   installations: z.array(Installation),
   /** Single-use claims: `onceKey(key)` → expiry in milliseconds since the epoch. */
   once: z.record(z.string(), z.number()),
+  /** OAuth authorization-server records by `<kind>:<id>` (`oauth.ts`); absent in files written before it existed. */
+  oauth: z.record(z.string(), OAuthRecord).default({}),
 });
 export type SandboxState = z.infer<typeof SandboxState>;
 
 /** A state with nothing in it. */
 export function emptyState(): SandboxState {
-  return { version: STATE_VERSION, tenants: {}, services: {}, workflows: {}, audit: [], repositories: {}, installations: [], once: {} };
+  return { version: STATE_VERSION, tenants: {}, services: {}, workflows: {}, audit: [], repositories: {}, installations: [], once: {}, oauth: {} };
 }
 
 /**
