@@ -19,6 +19,13 @@ import { createAuthLimits, type AuthLimits } from './rest/auth-limit.js';
 import { answerClientError, refuseConnect } from './rest/client-error.js';
 import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
 import { wellKnownRouter } from './rest/well-known.js';
+import { createGitHubUserLookup } from './adapters/github/users.js';
+import { createAuthorizationServer } from './auth/oauth/provider.js';
+import { dexUpstream } from './auth/oauth/upstream-dex.js';
+import { githubUpstream } from './auth/oauth/upstream-github.js';
+import type { Upstream } from './auth/oauth/upstream.js';
+import { providerPages } from './rest/oauth-pages.js';
+import { oauthInteractionRouter, oauthProtocolRouter } from './rest/oauth-routes.js';
 import type { WriteLimiter } from './tools/define.js';
 import { checkedTools } from './tools/registry.js';
 
@@ -45,6 +52,23 @@ export interface ServerOverrides {
   publicRoutes?: Router[];
   /** The process logger (default: JSON lines on stdout at `PDS_LOG_LEVEL`). */
   log?: Logger;
+  /**
+   * fetch for what the OAuth authorization server asks of the outside world: upstream sign-in (Dex, GitHub) and Client
+   * ID Metadata Documents (default: the global fetch, which for the latter refuses non-public addresses).
+   */
+  oauthFetch?: typeof fetch;
+}
+
+/** The upstream sign-ins `config.signIn` configures, Dex first. */
+export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Upstream[] {
+  const upstreams: Upstream[] = [];
+  const { dex, github } = config.signIn;
+  if (dex && config.authUrl) upstreams.push(dexUpstream({ ...dex, authUrl: config.authUrl, userClaim: config.oidcUserClaim, fetch: fetchImpl }));
+  if (github) {
+    const lookup = createGitHubUserLookup({ baseUrl: config.githubApiUrl, fetch: fetchImpl });
+    upstreams.push(githubUpstream({ ...github, lookup, fetch: fetchImpl }));
+  }
+  return upstreams;
 }
 
 /**
@@ -79,6 +103,16 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   });
   // Shared limits and PAT cache when REDIS_URL is set; never waits on an unreachable Redis (rest/ratelimit.ts policy).
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, { log }) : undefined;
+  const oauth = await createAuthorizationServer({
+    baseUrl: config.baseUrl,
+    secret,
+    store: platform.oauth,
+    trustProxy: config.trustProxy,
+    pages: providerPages,
+    fetch: overrides.oauthFetch,
+    log,
+  });
+  const upstreams = buildUpstreams(config, overrides.oauthFetch);
   const app = createRestApp({
     tools: checkedTools(),
     invokeDeps: {
@@ -90,7 +124,12 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     authenticator: overrides.authenticator ?? createAuthenticator(config, secret, { redis }),
     routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy, log }),
     authLimits: overrides.authLimits ?? createAuthLimits({ redis, log }),
-    publicRoutes: [wellKnownRouter(config), ...(overrides.publicRoutes ?? [])],
+    publicRoutes: [
+      wellKnownRouter(config),
+      oauthProtocolRouter(oauth),
+      oauthInteractionRouter({ server: oauth, upstreams, baseUrl: config.baseUrl, log }),
+      ...(overrides.publicRoutes ?? []),
+    ],
     log,
   });
   const http = app.listen(config.port, config.host);

@@ -1,0 +1,47 @@
+/**
+ * An upstream sign-in (issue 12): where pds's authorization server sends a person to prove who they are, and how the
+ * answer becomes the user id the bearer forms give for the same person (README "Which claim of a Dex token is the
+ * user"; a GitHub login for GitHub). The protocol is openid-client's (authorization code with PKCE S256, state, and
+ * for OIDC a nonce); pds keeps only the per-attempt values between the two legs.
+ */
+
+/** What one sign-in attempt keeps between sending the person upstream and their return (opaque to the caller). */
+export interface UpstreamAttempt {
+  codeVerifier: string;
+  state: string;
+  nonce?: string;
+}
+
+/** The person as pds will know them. */
+export interface UpstreamIdentity {
+  userId: string;
+  groups: string[];
+}
+
+export interface Upstream {
+  /** `dex` or `github`: the path segment of its callback, `{base}/oauth/callback/{name}`. */
+  readonly name: 'dex' | 'github';
+  /** Button text on the sign-in page. */
+  readonly title: string;
+  /**
+   * Where to send the browser, and the values to keep for {@link finish}.
+   * @throws Unavailable when the upstream's metadata cannot be fetched.
+   */
+  start(redirectUri: string): Promise<{ url: URL; attempt: UpstreamAttempt }>;
+  /**
+   * Complete the sign-in from the callback URL the browser arrived at.
+   * @throws Unauthenticated when the upstream refused (error in the callback, bad code, a token without a usable user
+   *   id); Unavailable when it cannot be reached.
+   */
+  finish(callbackUrl: URL, attempt: UpstreamAttempt): Promise<UpstreamIdentity>;
+}
+
+/** Options every upstream takes. */
+export interface UpstreamOptions {
+  clientId: string;
+  clientSecret: string;
+  /** fetch for the upstream (tests, proxies). */
+  fetch?: typeof fetch;
+  /** Per-request timeout, seconds (default 5). */
+  timeoutSeconds?: number;
+}

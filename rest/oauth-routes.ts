@@ -1,0 +1,195 @@
+/**
+ * The HTTP side of pds's OAuth authorization server (issue 12; `auth/oauth/provider.ts` is the server itself):
+ *
+ * - **Protocol endpoints** — RFC 8414 metadata (`/.well-known/oauth-authorization-server`, and the OpenID form),
+ *   `/oauth/authorize`, `/oauth/token`, `/oauth/register` (RFC 7591), `/oauth/revoke`, `/oauth/jwks`, the device flow
+ *   (`/oauth/device/auth`, `/oauth/device`) — each an exact route of pds's strict router that hands the request to
+ *   oidc-provider, so no other spelling reaches it.
+ * - **Sign-in and consent** — `/oauth/interaction/{uid}`: sends the person to the upstream (or offers the choice),
+ *   then shows the consent page naming the client and the scopes; `/oauth/callback/{dex|github}` completes the
+ *   upstream leg and resumes the authorization.
+ *
+ * None of these routes takes a bearer token; they are listed as public in `test/rest/path-spelling.test.ts`.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import coBody from 'co-body';
+import { isPlatformError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { OAUTH_ROUTES, ACCOUNT_KIND, REFRESH_TOKEN_TTL, INTERACTION_TTL, interactionPath, type AuthorizationServer } from '../auth/oauth/provider.js';
+import type { Upstream, UpstreamAttempt } from '../auth/oauth/upstream.js';
+import { SCOPE_DESCRIPTIONS, isScope } from '../auth/scopes.js';
+import { consentPage, messagePage, signInPage } from './oauth-pages.js';
+import { createRouter } from './router.js';
+
+/** Record kind of an upstream sign-in in flight, keyed by its `state`. */
+const UPSTREAM_ATTEMPT_KIND = 'UpstreamAttempt';
+
+/** What the routes need. */
+export interface OAuthRouteOptions {
+  server: AuthorizationServer;
+  /** The configured upstream sign-ins, in the order the sign-in page offers them. */
+  upstreams: readonly Upstream[];
+  baseUrl: string;
+  log: Logger;
+}
+
+/** Hand the request to oidc-provider as it came (it reads its own bodies and writes its own answer). */
+function delegate(server: AuthorizationServer) {
+  const handle = server.provider.callback();
+  return async (ctx: Context) => {
+    ctx.respond = false;
+    await handle(ctx.req, ctx.res);
+  };
+}
+
+/**
+ * The protocol endpoints, one exact route each.
+ * @example app.use(oauthProtocolRouter(server).routes());
+ */
+export function oauthProtocolRouter(server: AuthorizationServer): Router {
+  const router = createRouter();
+  const toProvider = delegate(server);
+  router.get('/.well-known/oauth-authorization-server', toProvider);
+  router.get('/.well-known/openid-configuration', toProvider);
+  router.get(OAUTH_ROUTES.authorization, toProvider);
+  router.post(OAUTH_ROUTES.authorization, toProvider);
+  router.get(`${OAUTH_ROUTES.authorization}/:uid`, toProvider);
+  router.post(OAUTH_ROUTES.token, toProvider);
+  router.post(OAUTH_ROUTES.registration, toProvider);
+  router.get(`${OAUTH_ROUTES.registration}/:clientId`, toProvider);
+  router.post(OAUTH_ROUTES.revocation, toProvider);
+  router.get(OAUTH_ROUTES.jwks, toProvider);
+  router.post(OAUTH_ROUTES.device_authorization, toProvider);
+  router.get(OAUTH_ROUTES.code_verification, toProvider);
+  router.post(OAUTH_ROUTES.code_verification, toProvider);
+  router.get(`${OAUTH_ROUTES.code_verification}/:uid`, toProvider);
+  // CORS preflights of browser-based clients.
+  for (const path of ['/.well-known/oauth-authorization-server', OAUTH_ROUTES.token, OAUTH_ROUTES.registration, OAUTH_ROUTES.revocation, OAUTH_ROUTES.device_authorization]) {
+    router.options(path, toProvider);
+  }
+  return router;
+}
+
+/**
+ * Sign-in, consent and the upstream callbacks.
+ * @example app.use(oauthInteractionRouter({ server, upstreams, baseUrl, log }).routes());
+ */
+export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
+  const { server, upstreams, baseUrl, log } = options;
+  const { provider, store } = server;
+  const router = createRouter();
+  const html = (ctx: Context, status: number, body: string) => {
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = body;
+  };
+  const details = async (ctx: Context) => {
+    try {
+      return await provider.interactionDetails(ctx.req, ctx.res);
+    } catch {
+      return undefined;
+    }
+  };
+  const expired = (ctx: Context) =>
+    html(ctx, 400, messagePage('Sign-in expired', ['This sign-in is no longer open (it lasts 10 minutes, and only in the browser that started it).', 'Start again from your client.']));
+  const clientName = async (clientId: string) => (await provider.Client.find(clientId))?.clientName ?? clientId;
+
+  router.get('/oauth/interaction/:uid', async (ctx) => {
+    const interaction = await details(ctx);
+    if (!interaction || interaction.uid !== ctx.params.uid) return expired(ctx);
+    const clientId = String(interaction.params.client_id);
+    const abort = `${interactionPath(interaction.uid)}/abort`;
+    if (interaction.prompt.name === 'login') {
+      if (upstreams.length === 1) return ctx.redirect(`${interactionPath(interaction.uid)}/sign-in/${upstreams[0]!.name}`);
+      const links = upstreams.map((u) => ({ title: u.title, href: `${interactionPath(interaction.uid)}/sign-in/${u.name}` }));
+      return html(ctx, upstreams.length ? 200 : 503, signInPage({ client: await clientName(clientId), upstreams: links, abort }));
+    }
+    const requested = String(interaction.params.scope ?? '').split(' ').filter(isScope);
+    return html(
+      ctx,
+      200,
+      consentPage({
+        client: await clientName(clientId),
+        clientId,
+        user: String(interaction.session?.accountId ?? ''),
+        redirect: String(interaction.params.redirect_uri ?? ''),
+        scopes: requested.map((name) => ({ name, description: SCOPE_DESCRIPTIONS[name] })),
+        approve: `${interactionPath(interaction.uid)}/consent`,
+        abort,
+      }),
+    );
+  });
+
+  router.get('/oauth/interaction/:uid/sign-in/:upstream', async (ctx) => {
+    const interaction = await details(ctx);
+    const upstream = upstreams.find((u) => u.name === ctx.params.upstream);
+    if (!interaction || interaction.uid !== ctx.params.uid || interaction.prompt.name !== 'login') return expired(ctx);
+    if (!upstream) return html(ctx, 404, messagePage('No such sign-in', [`Sign in with one of: ${upstreams.map((u) => u.name).join(', ') || 'none is configured'}.`]));
+    try {
+      const { url, attempt } = await upstream.start(callbackUrl(baseUrl, upstream));
+      await store.upsert(UPSTREAM_ATTEMPT_KIND, attempt.state, { ...attempt, uid: interaction.uid, upstream: upstream.name }, INTERACTION_TTL);
+      ctx.redirect(url.href);
+    } catch (err) {
+      if (!isPlatformError(err)) throw err;
+      log.warn({ err, upstream: upstream.name }, 'upstream sign-in could not start');
+      html(ctx, err.status, messagePage('Sign-in is not available', [err.message]));
+    }
+  });
+
+  router.get('/oauth/callback/:upstream', async (ctx) => {
+    const upstream = upstreams.find((u) => u.name === ctx.params.upstream);
+    const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
+    const saved = upstream && state ? await store.find(UPSTREAM_ATTEMPT_KIND, state) : undefined;
+    if (!upstream || !saved || saved.upstream !== upstream.name) return expired(ctx);
+    // Single use: a callback URL replayed (or reloaded) finds nothing.
+    await store.destroy(UPSTREAM_ATTEMPT_KIND, state);
+    const interaction = await provider.Interaction.find(String(saved.uid));
+    if (!interaction) return expired(ctx);
+    let result: Record<string, unknown>;
+    try {
+      const person = await upstream.finish(new URL(ctx.originalUrl, callbackUrl(baseUrl, upstream)), saved as unknown as UpstreamAttempt);
+      await store.upsert(ACCOUNT_KIND, person.userId, { groups: person.groups }, REFRESH_TOKEN_TTL);
+      result = { login: { accountId: person.userId } };
+    } catch (err) {
+      if (!isPlatformError(err)) throw err;
+      log.info({ err, upstream: upstream.name }, 'upstream sign-in refused');
+      result = { error: err.code === 'UNAVAILABLE' ? 'temporarily_unavailable' : 'access_denied', error_description: err.message };
+    }
+    interaction.result = result;
+    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    ctx.status = 303;
+    ctx.redirect(interaction.returnTo);
+  });
+
+  router.post('/oauth/interaction/:uid/consent', async (ctx) => {
+    const interaction = await details(ctx);
+    if (!interaction || interaction.uid !== ctx.params.uid || interaction.prompt.name !== 'consent') return expired(ctx);
+    await coBody.form(ctx, { limit: '8kb' }).catch(() => ({}));
+    const { prompt, grantId, session, params } = interaction;
+    const grant = grantId
+      ? await provider.Grant.find(grantId)
+      : new provider.Grant({ accountId: session!.accountId, clientId: String(params.client_id) });
+    if (!grant) return expired(ctx);
+    const missing = prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    ctx.respond = false;
+    await provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
+  });
+
+  router.post('/oauth/interaction/:uid/abort', async (ctx) => {
+    const interaction = await details(ctx);
+    if (!interaction || interaction.uid !== ctx.params.uid) return expired(ctx);
+    await coBody.form(ctx, { limit: '8kb' }).catch(() => ({}));
+    ctx.respond = false;
+    await provider.interactionFinished(ctx.req, ctx.res, { error: 'access_denied', error_description: 'the person declined' }, { mergeWithLastSubmission: false });
+  });
+  return router;
+}
+
+/** The redirect URI pds registers with an upstream: `{base}/oauth/callback/{name}`. */
+export function callbackUrl(baseUrl: string, upstream: Pick<Upstream, 'name'>): string {
+  return `${baseUrl}/oauth/callback/${upstream.name}`;
+}
