@@ -27,6 +27,11 @@ export interface AuthAttempt {
    * `RateLimited`) refuses the token without asking. `rest/auth-limit.ts` spends a per-address budget here.
    */
   beforeGitHubLookup?: () => Promise<void>;
+  /**
+   * The path of the protected resource being accessed below the base URL (`/mcp`), so a 401's `resource_metadata`
+   * names that resource's RFC 9728 document (§5.1) and a client asks for a token for it; default pds as a whole.
+   */
+  resourcePath?: string;
 }
 
 /** Turns the `Authorization` header value into an identity. */
@@ -70,11 +75,11 @@ export function classifyToken(token: string): TokenForm {
  * refused, `resource_metadata` always, so MCP clients can discover where to log in, and, when pds is the
  * authorization server, `scope` with the scopes to ask for ({@link DEFAULT_SCOPES}: admin comes by step-up).
  */
-export function challenge(config: Pick<Config, 'baseUrl' | 'authUrl' | 'signIn'>, error?: 'invalid_token'): string {
+export function challenge(config: Pick<Config, 'baseUrl' | 'authUrl' | 'signIn'>, error?: 'invalid_token', resourcePath = ''): string {
   const parts = [`Bearer realm="pds"`];
   if (error) parts.push(`error="${error}"`);
   if (authorizationServerOf(config).pds) parts.push(`scope="${DEFAULT_SCOPES.join(' ')}"`);
-  parts.push(`resource_metadata="${protectedResourceMetadataUrl(config.baseUrl)}"`);
+  parts.push(`resource_metadata="${protectedResourceMetadataUrl(config.baseUrl, resourcePath)}"`);
   return parts.join(', ');
 }
 
@@ -156,7 +161,7 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
   return {
     async authenticate(authorization, attempt) {
       if (!authorization) {
-        throw new Unauthenticated('missing bearer token: send "Authorization: Bearer <token>"', { challenge: challenge(config) });
+        throw new Unauthenticated('missing bearer token: send "Authorization: Bearer <token>"', { challenge: challenge(config, undefined, attempt?.resourcePath) });
       }
       const match = /^Bearer +(\S+) *$/i.exec(authorization);
       if (!match) throw refuse('malformed Authorization header: expected "Bearer <token>"');
@@ -171,9 +176,10 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
             throw refuse('malformed token: expected a GitHub classic PAT (ghp_…) or a JWT');
         }
       } catch (err) {
-        // Every 401 carries the challenge, whichever verifier refused; 503s pass unchanged.
-        if (isPlatformError(err) && err.code === 'UNAUTHENTICATED' && !err.headers['WWW-Authenticate']?.includes('resource_metadata')) {
-          throw new Unauthenticated(err.message, { cause: err.cause ?? err, challenge: challenge(config, 'invalid_token') });
+        // Every 401 carries the challenge of the resource asked for, whichever verifier refused; 503s pass unchanged.
+        const complete = (h?: string) => h?.includes('resource_metadata') && !attempt?.resourcePath;
+        if (isPlatformError(err) && err.code === 'UNAUTHENTICATED' && !complete(err.headers['WWW-Authenticate'])) {
+          throw new Unauthenticated(err.message, { cause: err.cause ?? err, challenge: challenge(config, 'invalid_token', attempt?.resourcePath) });
         }
         throw err;
       }

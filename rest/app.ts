@@ -75,10 +75,12 @@ export function createRestApp(options: RestAppOptions): Koa {
   });
 
   const { authLimits } = options;
-  const authenticate: Middleware = async (ctx, next) => {
+  /** @param resourcePath the protected resource the routes are (`/mcp`), for the 401's `resource_metadata`. */
+  const authenticateFor = (resourcePath?: string): Middleware => async (ctx, next) => {
     const address = clientAddress(ctx, invokeDeps.config.trustProxy);
     try {
-      ctx.state.identity = await authenticator.authenticate(ctx.get('authorization') || undefined, authLimits?.attempt(address));
+      const attempt = { ...authLimits?.attempt(address), ...(resourcePath && { resourcePath }) };
+      ctx.state.identity = await authenticator.authenticate(ctx.get('authorization') || undefined, attempt);
     } catch (err) {
       // Over the address's budget of failures, the answer is 429 (thrown by failed()) instead of this 401.
       if (authLimits && isPlatformError(err) && err.code === 'UNAUTHENTICATED') await authLimits.failed(address);
@@ -86,6 +88,7 @@ export function createRestApp(options: RestAppOptions): Koa {
     }
     return next();
   };
+  const authenticate = authenticateFor();
   const passThrough: Middleware = (_ctx, next) => next();
   const limit = options.routeLimit ?? passThrough;
   // On /mcp only the limit can throw RateLimited (the MCP handler renders tool errors as results itself), so a
@@ -115,7 +118,7 @@ export function createRestApp(options: RestAppOptions): Koa {
       invoke(tool, input, identity, invokeDeps, { door: doors.mcp, interaction }),
     stateSecret: invokeDeps.confirmSecret,
     log: options.log,
-    gates: [authenticate, readMcpBody(), mcpLimit],
+    gates: [authenticateFor('/mcp'), readMcpBody(), mcpLimit],
   });
   // Any method Node accepts on a known path is a 405 with `Allow`, never a 501 (the router's default for methods it
   // does not implement); ctx.matched gathers the path matches of every router, so one allowedMethods serves them all.
