@@ -10,6 +10,8 @@
  * - **Batches**: a JSON array gets 400 `-32600` (JSON-RPC batching left MCP in 2025-06-18), so one POST is at most
  *   one call and the 300/min limit counts calls.
  * - **Toolsets**: `?toolsets=a,b` or `X-PDS-Toolsets: a,b`, within `PDS_TOOLSETS`; a bad selection gets 400 `-32602`.
+ * - **Scopes**: a `tools/call` the token's OAuth scopes do not cover gets HTTP 403 with
+ *   `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, so the client can ask for them (MCP step-up).
  */
 import type Router from '@koa/router';
 import coBody from 'co-body';
@@ -20,7 +22,8 @@ import type { Logger } from '../core/logger.js';
 import type { Config } from '../config.js';
 import type { AnyTool } from '../tools/define.js';
 import type { CallInteraction } from '../tools/interaction.js';
-import { createMcpServer, protoKeyToolCall } from '../tools/mcp.js';
+import { createMcpServer, insufficientScopeForCall, protoKeyToolCall } from '../tools/mcp.js';
+import { protectedResourceMetadataUrl } from '../core/names.js';
 import { createMcpHttpHandler } from '../tools/mcp-http.js';
 import { selectToolsets, toolsIn } from '../tools/toolsets.js';
 import { createRouter } from './router.js';
@@ -133,6 +136,11 @@ export function mcpRouter(options: McpRouteOptions): Router {
       return answerError(ctx, 400, INVALID_PARAMS, err.message);
     }
     const identity = ctx.state.identity as Identity;
+    const scopeRefusal = insufficientScopeForCall(selected, ctx.request.body, identity, protectedResourceMetadataUrl(config.baseUrl, '/mcp'));
+    if (scopeRefusal) {
+      ctx.set(scopeRefusal.headers);
+      return answerError(ctx, 403, INVALID_REQUEST, scopeRefusal.message);
+    }
     const build = () =>
       createMcpServer(selected, (tool, args, interaction) => options.run(tool, args, identity, interaction), {
         readOnly: config.readOnly,

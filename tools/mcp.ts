@@ -35,7 +35,10 @@ import {
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { z } from 'zod';
-import { isPlatformError, type PlatformError } from '../core/errors.js';
+import { InsufficientScope, isPlatformError, type PlatformError } from '../core/errors.js';
+import type { Identity } from '../auth/identity.js';
+import { requireScopes } from './scopes.js';
+import { parseInput } from './validation.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { confirmingCaller } from './confirm-with-person.js';
 import type { AnyTool } from './define.js';
@@ -250,6 +253,41 @@ function protoKeyPath(value: unknown): string | undefined {
 export function protoKeyToolCall(body: unknown): ToolCallAnswer | undefined {
   const path = protoKeyPath((body as { params?: { arguments?: unknown } } | null)?.params?.arguments);
   return path === undefined ? undefined : toolCallAnswer(body, `invalid parameters: ${path}: "__proto__" is not allowed as a parameter name`);
+}
+
+/**
+ * The scope refusal for a `tools/call` the caller's token cannot make, or `undefined` (issue 12, MCP "step-up").
+ * Checked at the HTTP edge, before the SDK runs the tool, because a client asks the person for more scopes only on an
+ * HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope"`, never on a tool result. A dispatching tool
+ * (`platform_execute_operation`) is checked as the operation it names; a call that does not name a valid tool is left
+ * to the SDK and invoke(), which answer it as they always do.
+ * @param tools the tools the request may call (its toolsets).
+ */
+export function insufficientScopeForCall(
+  tools: readonly AnyTool[],
+  body: unknown,
+  identity: Identity,
+  resourceMetadata: string,
+): InsufficientScope | undefined {
+  if (!identity.scopes) return undefined;
+  const message = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
+  if (message?.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
+  let tool = tools.find((t) => t.name === message.params!.name);
+  if (tool?.dispatch) {
+    try {
+      tool = tool.dispatch(parseInput(tool.input, message.params.arguments ?? {})).tool;
+    } catch {
+      return undefined;
+    }
+  }
+  if (!tool) return undefined;
+  try {
+    requireScopes(tool, identity, resourceMetadata);
+    return undefined;
+  } catch (err) {
+    if (err instanceof InsufficientScope) return err;
+    throw err;
+  }
 }
 
 /** What the sealed `requestState` of an `input_required` answer carries: the call it belongs to and the handler's state. */
