@@ -1,37 +1,115 @@
 /**
- * `pds <command> [options]`: dispatches to one file per command in `bin/commands/`.
- * Each command module exports `run(argv: string[]): Promise<number>` (the exit code) and `summary` (one line).
+ * `pds <command> [options]`, on commander 14 (the last major that runs on Node 20): one file per command in
+ * `bin/commands/`, registered below. Commander gives the help, `--version`, "did you mean" for a mistyped command or
+ * option, and the usage errors, which end with exit code 2 (`bin/client/errors.ts` has the others: 1 failed,
+ * 3 not signed in).
+ *
+ * The operator commands (`serve`, `mcp`, `token`, `scaffold`, `openapi`) keep their own options and help: commander
+ * dispatches to them and passes everything after the name through (`run(argv)` → exit code).
+ *
+ * Adding a command (`pds wait`, `pds workflows`): one file in `bin/commands/` exporting a function that returns a
+ * commander `Command`, and one line in {@link PEOPLE_COMMANDS}.
  */
-const COMMANDS = ['serve', 'mcp', 'token', 'scaffold', 'openapi'] as const;
-type CommandName = (typeof COMMANDS)[number];
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { CliError, EXIT } from './client/errors.js';
+import { completionCommand } from './commands/completion.js';
+import { deployCommand } from './commands/deploy.js';
+import { loginCommand } from './commands/login.js';
+import { logoutCommand } from './commands/logout.js';
+import { logsCommand } from './commands/logs.js';
+import { previewCommand } from './commands/preview.js';
+import { retireCommand } from './commands/retire.js';
+import { rollbackCommand } from './commands/rollback.js';
+import { servicesCommand } from './commands/services.js';
+import { statusCommand } from './commands/status.js';
+import { tenantsCommand } from './commands/tenants.js';
+import { whoamiCommand } from './commands/whoami.js';
 
-interface CommandModule {
+/** The commands for people, in the order help lists them. */
+const PEOPLE_COMMANDS: (() => Command)[] = [
+  loginCommand,
+  logoutCommand,
+  whoamiCommand,
+  tenantsCommand,
+  servicesCommand,
+  statusCommand,
+  logsCommand,
+  deployCommand,
+  rollbackCommand,
+  previewCommand,
+  retireCommand,
+];
+
+/** The operator commands: each module exports `summary` and `run(argv): Promise<exit code>`. */
+const OPERATOR_COMMANDS = ['serve', 'mcp', 'token', 'scaffold', 'openapi'] as const;
+
+interface OperatorModule {
   summary: string;
   run(argv: string[]): Promise<number>;
 }
 
-async function load(name: CommandName): Promise<CommandModule> {
-  return (await import(`./commands/${name}.js`)) as CommandModule;
+const load = async (name: string) => (await import(`./commands/${name}.js`)) as OperatorModule;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** The program; `setExit` records the exit code an operator command returns. */
+export async function buildProgram(setExit: (code: number) => void): Promise<Command> {
+  const program = new Command('pds')
+    .description('Platform Deployment Service: deploy and follow services, or run the server')
+    .version(version(), '-v, --version', 'print the version')
+    .usage('<command> [options]')
+    .enablePositionalOptions()
+    .showSuggestionAfterError()
+    .exitOverride();
+  // One line per command, so the whole help fits a terminal screen.
+  program.configureHelp({ sortSubcommands: false, subcommandTerm: (c) => c.name() });
+  for (const make of PEOPLE_COMMANDS) {
+    const command = make();
+    program.addCommand(command.copyInheritedSettings(program).showHelpAfterError('(pds ' + command.name() + ' --help for its options)'));
+  }
+  for (const name of OPERATOR_COMMANDS) {
+    const module = await load(name);
+    program
+      .command(name)
+      .summary(module.summary)
+      .description(`${module.summary} (its own options: pds ${name} --help)`)
+      .helpOption(false)
+      .passThroughOptions()
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .argument('[args...]')
+      .action(async (args: string[]) => setExit(await module.run(args)));
+  }
+  program.addCommand(completionCommand(program).copyInheritedSettings(program));
+  program.addHelpText('after', '\nStart with: pds login --server https://pds.example.com\nOptions of a command: pds <command> --help');
+  return program;
 }
 
 /** Run the CLI; returns the process exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    const lines = await Promise.all(
-      COMMANDS.map(async (c) => `  ${c.padEnd(10)} ${(await load(c).catch(() => ({ summary: '' }))).summary}`),
-    );
-    console.log(`usage: pds <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun "pds <command> --help" for a command's options.`);
-    return name ? 0 : 2;
-  }
-  if (!(COMMANDS as readonly string[]).includes(name)) {
-    console.error(`pds: unknown command "${name}"; commands are: ${COMMANDS.join(', ')}`);
-    return 2;
+  let exit: number = EXIT.ok;
+  const program = await buildProgram((code) => (exit = code));
+  if (argv.length === 0) {
+    process.stderr.write(program.helpInformation());
+    return EXIT.usage;
   }
   try {
-    return await (await load(name as CommandName)).run(rest);
+    await program.parseAsync(argv, { from: 'user' });
+    return exit;
   } catch (err) {
-    console.error(`pds ${name}: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
+    if (err instanceof CommanderError) {
+      // Help and --version end with exit code 0; every other commander error is a usage error (it printed why).
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof CliError) {
+      process.stderr.write(`pds: ${err.message}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`pds ${argv[0]}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.failed;
   }
 }

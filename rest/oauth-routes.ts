@@ -2,7 +2,7 @@
  * The HTTP side of pds's OAuth authorization server (issue 12; `auth/oauth/provider.ts` is the server itself):
  *
  * - **Protocol endpoints** — RFC 8414 metadata (`/.well-known/oauth-authorization-server`, and the OpenID form),
- *   `/oauth/authorize`, `/oauth/token`, `/oauth/register` (RFC 7591), `/oauth/revoke`, `/oauth/jwks`, the device flow
+ *   `/oauth/authorize` (GET), `/oauth/token`, `/oauth/register` (RFC 7591), `/oauth/revoke`, `/oauth/jwks`, the device flow
  *   (`/oauth/device/auth`, `/oauth/device`) — each an exact route of pds's strict router that hands the request to
  *   oidc-provider, so no other spelling reaches it.
  * - **Sign-in and consent** — `/oauth/interaction/{uid}`: sends the person to the upstream (or offers the choice),
@@ -53,11 +53,9 @@ export function oauthProtocolRouter(server: AuthorizationServer): Router {
   router.get('/.well-known/oauth-authorization-server', toProvider);
   router.get('/.well-known/openid-configuration', toProvider);
   router.get(OAUTH_ROUTES.authorization, toProvider);
-  router.post(OAUTH_ROUTES.authorization, toProvider);
   router.get(`${OAUTH_ROUTES.authorization}/:uid`, toProvider);
   router.post(OAUTH_ROUTES.token, toProvider);
   router.post(OAUTH_ROUTES.registration, toProvider);
-  router.get(`${OAUTH_ROUTES.registration}/:clientId`, toProvider);
   router.post(OAUTH_ROUTES.revocation, toProvider);
   router.get(OAUTH_ROUTES.jwks, toProvider);
   router.post(OAUTH_ROUTES.device_authorization, toProvider);

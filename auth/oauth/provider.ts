@@ -234,5 +234,18 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   const provider = new Provider(baseUrl, configuration);
   provider.proxy = options.trustProxy;
   provider.on('server_error', (_ctx, err) => options.log.error({ err }, 'OAuth authorization server error'));
+  // Koa prints errors it sees to stderr unless someone listens; pds's logger listens instead.
+  provider.app.on('error', (err: unknown) => options.log.error({ err }, 'OAuth authorization server error'));
+  // oidc-provider 9 replaces the answer to a device-flow request it refuses before any session existed (a body that is
+  // not a form, an unknown resume id) with a TypeError from saving that session: answer what it meant, a bad request.
+  provider.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof TypeError && err.message.startsWith('persist can only be called'))) throw err;
+      ctx.status = 400;
+      ctx.body = { error: 'invalid_request', error_description: 'no sign-in is open for this request; start again' };
+    }
+  });
   return { provider, store };
 }

@@ -12,7 +12,7 @@ import { checkedTools } from '../../tools/registry.js';
 import { createRestToolCaller } from '../../tools/remote.js';
 import { selectToolsets, toolsIn } from '../../tools/toolsets.js';
 
-export const summary = 'serve the MCP tools over stdio, calling the pds at PDS_BASE_URL with PDS_TOKEN';
+export const summary = 'MCP over stdio, calling the pds at PDS_BASE_URL';
 
 /** Serve until stdin ends; returns 0, or 2 without PDS_TOKEN or with an unknown toolset. */
 export async function run(argv: string[]): Promise<number> {

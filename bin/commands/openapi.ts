@@ -3,7 +3,7 @@ import { loadConfig } from '../../config.js';
 import { openApiYaml } from '../../rest/openapi.js';
 import { checkedTools } from '../../tools/registry.js';
 
-export const summary = 'print the OpenAPI 3.0 document as YAML';
+export const summary = 'print the OpenAPI 3.0 document (YAML)';
 
 /** Write the document to stdout; returns 0. */
 export async function run(): Promise<number> {

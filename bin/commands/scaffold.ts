@@ -18,7 +18,7 @@ import { describeIssues } from '../../tools/validation.js';
 import { MANIFESTS, PATTERN_IDS, ScaffoldParameters, TEMPLATE_IDS, pythonEntryCandidates, scaffold, type ScaffoldPlan } from '../../templates/index.js';
 
 /** One line for `pds --help`. */
-export const summary = 'add the Dockerfile and CI deploy workflow a local repository needs (dry run unless --write)';
+export const summary = 'add the Dockerfile and CI deploy job to a repo';
 
 const USAGE = `usage: pds scaffold [dir] --team T [options]
 

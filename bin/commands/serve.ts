@@ -1,9 +1,8 @@
 /** `pds serve`: start the API and MCP endpoint (what `npm start` runs). */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config.js';
-import { startServer } from '../../server.js';
 
-export const summary = 'start pds (REST at /api/v1, MCP at /mcp) on PORT with the configured backend';
+export const summary = 'run the pds server (REST /api/v1, MCP /mcp)';
 
 /** Runs until SIGINT/SIGTERM; returns 0 after a clean shutdown. */
 export async function run(argv: string[]): Promise<number> {
@@ -13,6 +12,8 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  // Loaded here, not at the top: every other `pds` command would otherwise load the whole server to start.
+  const { startServer } = await import('../../server.js');
   const server = await startServer(config);
   const base = config.baseUrl;
   console.log(

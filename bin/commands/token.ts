@@ -4,7 +4,7 @@ import { issueSelfToken, loadOrCreateSecret } from '../../auth/self-issued.js';
 import { loadConfig } from '../../config.js';
 import { durationSeconds } from '../../tools/logs.js';
 
-export const summary = 'print a self-issued token: pds token --user alice [--groups a,b] [--ttl 1h]';
+export const summary = 'mint a token with the server secret (operators)';
 
 const USAGE = `usage: pds token --user <id> [--groups a,b] [--ttl 1h]
 

@@ -21,6 +21,30 @@ const PUBLIC = new Set([
   '/icon.svg',
   '/.well-known/oauth-protected-resource',
   '/.well-known/oauth-protected-resource/mcp',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
+  '/oauth/jwks',
+  '/oauth/device',
+]);
+
+/**
+ * The OAuth authorization server's protocol and sign-in routes (issue 12): public too, but they take parameters, so a
+ * request without them is answered with an OAuth error (400) or an expired-sign-in page — never 401, never 5xx.
+ */
+const PUBLIC_PROTOCOL = new Set([
+  '/oauth/authorize',
+  '/oauth/authorize/:uid',
+  '/oauth/token',
+  '/oauth/register',
+  '/oauth/revoke',
+  '/oauth/device/auth',
+  '/oauth/device',
+  '/oauth/device/:uid',
+  '/oauth/interaction/:uid',
+  '/oauth/interaction/:uid/sign-in/:upstream',
+  '/oauth/interaction/:uid/consent',
+  '/oauth/interaction/:uid/abort',
+  '/oauth/callback/:upstream',
 ]);
 
 /** A concrete path for a route template: every `:param` becomes a plausible value. */
@@ -112,7 +136,11 @@ describe('path spelling', () => {
       const path = concrete(route.path);
       for (const method of route.methods.filter((m) => m === 'GET' || m === 'POST')) {
         const reply = await anonymous(pds, method, path);
-        const expected = PUBLIC.has(route.path) ? reply.status < 400 : reply.status === 401;
+        const expected = PUBLIC_PROTOCOL.has(route.path)
+          ? reply.status !== 401 && reply.status < 500
+          : PUBLIC.has(route.path)
+            ? reply.status < 400
+            : reply.status === 401;
         if (!expected) wrong.push(describeReply(method, path, reply));
       }
     }
@@ -123,7 +151,8 @@ describe('path spelling', () => {
     const wrong: string[] = [];
     let sent = 0;
     for (const route of mountedRoutes(pds.app)) {
-      const isPublic = PUBLIC.has(route.path);
+      const isProtocol = PUBLIC_PROTOCOL.has(route.path);
+      const isPublic = PUBLIC.has(route.path) || isProtocol;
       for (const method of route.methods.filter((m) => m === 'GET' || m === 'POST')) {
         for (const spelling of spellings(concrete(route.path))) {
           const reply = await anonymous(pds, method, spelling);
@@ -131,7 +160,8 @@ describe('path spelling', () => {
           const refused = [401, 404, 405].includes(reply.status);
           // A public route may serve a spelling that still names it (e.g. an encoded asset name); it may never fail.
           const fine = isPublic ? reply.status < 500 : refused;
-          const jsonError = reply.status < 400 || /^\{"error":"[^"]/.test(reply.body);
+          // Sign-in routes answer a browser: their refusals are pages (or OAuth's JSON errors, which the pattern takes).
+          const jsonError = reply.status < 400 || /^\{"error":"[^"]/.test(reply.body) || (isProtocol && reply.body.startsWith('<!DOCTYPE html>'));
           if (!fine || !jsonError) wrong.push(describeReply(method, spelling, reply));
         }
       }
