@@ -62,9 +62,14 @@ export function oauthProtocolRouter(server: AuthorizationServer): Router {
   router.get(OAUTH_ROUTES.code_verification, toProvider);
   router.post(OAUTH_ROUTES.code_verification, toProvider);
   router.get(`${OAUTH_ROUTES.code_verification}/:uid`, toProvider);
-  // CORS preflights of browser-based clients.
-  for (const path of ['/.well-known/oauth-authorization-server', OAUTH_ROUTES.token, OAUTH_ROUTES.registration, OAUTH_ROUTES.revocation, OAUTH_ROUTES.device_authorization]) {
-    router.options(path, toProvider);
+  // CORS preflights of browser-based clients, where oidc-provider answers them (not registration: it takes no
+  // cross-origin calls). It answers only a real preflight; anything else gets the methods here, not its bodiless 404.
+  for (const path of ['/.well-known/oauth-authorization-server', OAUTH_ROUTES.token, OAUTH_ROUTES.revocation, OAUTH_ROUTES.device_authorization]) {
+    router.options(path, async (ctx) => {
+      if (ctx.get('origin') && ctx.get('access-control-request-method')) return toProvider(ctx);
+      ctx.status = 204;
+      ctx.set('Allow', path.startsWith('/.well-known') ? 'GET, HEAD, OPTIONS' : 'POST, OPTIONS');
+    });
   }
   return router;
 }
@@ -79,9 +84,16 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
   const router = createRouter();
   const html = (ctx: Context, status: number, body: string) => {
     ctx.status = status;
-    ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'html';
     ctx.body = body;
+  };
+  /** A refusal: the page for a browser, `{ "error": "…" }` for anything that does not ask for HTML first. */
+  const refuse = (ctx: Context, status: number, page: string, message: string) => {
+    if (ctx.accepts('json', 'html') === 'html') return html(ctx, status, page);
+    ctx.status = status;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { error: message };
   };
   const details = async (ctx: Context) => {
     try {
@@ -90,8 +102,10 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
       return undefined;
     }
   };
-  const expired = (ctx: Context) =>
-    html(ctx, 400, messagePage('Sign-in expired', ['This sign-in is no longer open (it lasts 10 minutes, and only in the browser that started it).', 'Start again from your client.']));
+  const expired = (ctx: Context) => {
+    const why = 'This sign-in is no longer open (it lasts 10 minutes, and only in the browser that started it).';
+    refuse(ctx, 400, messagePage('Sign-in expired', [why, 'Start again from your client.']), `sign-in expired or unknown: ${why} Start again from your client.`);
+  };
   const clientName = async (clientId: string) => (await provider.Client.find(clientId))?.clientName ?? clientId;
 
   router.get('/oauth/interaction/:uid', async (ctx) => {
@@ -102,7 +116,9 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
     if (interaction.prompt.name === 'login') {
       if (upstreams.length === 1) return ctx.redirect(`${interactionPath(interaction.uid)}/sign-in/${upstreams[0]!.name}`);
       const links = upstreams.map((u) => ({ title: u.title, href: `${interactionPath(interaction.uid)}/sign-in/${u.name}` }));
-      return html(ctx, upstreams.length ? 200 : 503, signInPage({ client: await clientName(clientId), upstreams: links, abort }));
+      const page = signInPage({ client: await clientName(clientId), upstreams: links, abort });
+      if (upstreams.length) return html(ctx, 200, page);
+      return refuse(ctx, 503, page, 'no sign-in method is configured on this pds (PDS_OIDC_CLIENT_SECRET with PDS_AUTH_URL, or PDS_GITHUB_OAUTH_CLIENT_ID and _SECRET)');
     }
     const requested = String(interaction.params.scope ?? '').split(' ').filter(isScope);
     return html(
@@ -124,7 +140,10 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
     const interaction = await details(ctx);
     const upstream = upstreams.find((u) => u.name === ctx.params.upstream);
     if (!interaction || interaction.uid !== ctx.params.uid || interaction.prompt.name !== 'login') return expired(ctx);
-    if (!upstream) return html(ctx, 404, messagePage('No such sign-in', [`Sign in with one of: ${upstreams.map((u) => u.name).join(', ') || 'none is configured'}.`]));
+    if (!upstream) {
+      const choices = `sign in with one of: ${upstreams.map((u) => u.name).join(', ') || 'none is configured'}`;
+      return refuse(ctx, 404, messagePage('No such sign-in', [choices]), `no such sign-in "${ctx.params.upstream}": ${choices}`);
+    }
     try {
       const { url, attempt } = await upstream.start(callbackUrl(baseUrl, upstream));
       await store.upsert(UPSTREAM_ATTEMPT_KIND, attempt.state, { ...attempt, uid: interaction.uid, upstream: upstream.name }, INTERACTION_TTL);
@@ -132,7 +151,7 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
     } catch (err) {
       if (!isPlatformError(err)) throw err;
       log.warn({ err, upstream: upstream.name }, 'upstream sign-in could not start');
-      html(ctx, err.status, messagePage('Sign-in is not available', [err.message]));
+      refuse(ctx, err.status, messagePage('Sign-in is not available', [err.message]), err.message);
     }
   });
 

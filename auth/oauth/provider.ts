@@ -221,7 +221,11 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     },
     // Browser-based MCP clients call the token and registration endpoints cross-origin; PKCE binds what they get.
     clientBasedCORS: () => true,
-    renderError: async (ctx, out) => html(ctx, pages.error(out as { error: string; error_description?: string })),
+    // A browser gets a page; anything that does not ask for HTML first gets OAuth's JSON error.
+    renderError: async (ctx, out) => {
+      if (ctx.accepts('json', 'html') === 'html') return html(ctx, pages.error(out as { error: string; error_description?: string }));
+      ctx.body = out;
+    },
   };
   if (options.fetch) {
     const fetchImpl = options.fetch;
@@ -235,7 +239,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   provider.proxy = options.trustProxy;
   provider.on('server_error', (_ctx, err) => options.log.error({ err }, 'OAuth authorization server error'));
   // Koa prints errors it sees to stderr unless someone listens; pds's logger listens instead.
-  provider.app.on('error', (err: unknown) => options.log.error({ err }, 'OAuth authorization server error'));
+  (provider as unknown as NodeJS.EventEmitter).on('error', (err: unknown) => options.log.error({ err }, 'OAuth authorization server error'));
   // oidc-provider 9 replaces the answer to a device-flow request it refuses before any session existed (a body that is
   // not a form, an unknown resume id) with a TypeError from saving that session: answer what it meant, a bad request.
   provider.use(async (ctx, next) => {
