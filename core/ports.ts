@@ -179,7 +179,8 @@ export interface OnceStore {
  * The state of pds's OAuth authorization server (`auth/oauth/`): authorization codes, refresh tokens, grants, sessions,
  * interactions, registered clients and device codes, each a JSON `payload` under a `kind` (the model, e.g.
  * `AuthorizationCode`) and an `id`. It must survive restarts and be shared by replicas: the sandbox keeps it in its
- * durable state; the SQL store keeps it in one table (see the README's "OAuth" section for what that table needs).
+ * durable state, the record store in one table (`adapters/sql/oauth.ts`); `test/oauth/store-contract.ts` holds both
+ * to the same contract.
  *
  * Payload fields the store reads: `grantId` (every record of one grant is revoked together: refresh-token families),
  * `uid` (sessions are also found by it) and `userCode` (device codes are also found by it).

@@ -42,10 +42,12 @@ export function sandboxOAuthStore(store: StateStore, now: () => Date): OAuthStor
       return undefined;
     },
     async consume(kind, id) {
-      if (!live(kind, id)) return;
+      const record = live(kind, id);
+      if (!record || record.payload.consumed !== undefined) return;
       await store.mutate((draft) => {
         const record = own(draft.oauth, keyOf(kind, id));
-        if (record) record.payload.consumed = Math.floor(now().getTime() / 1000);
+        // The first use is the one that counts: a replay must not move it.
+        if (record && record.payload.consumed === undefined) record.payload.consumed = Math.floor(now().getTime() / 1000);
       });
     },
     async destroy(kind, id) {

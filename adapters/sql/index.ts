@@ -1,13 +1,14 @@
 /**
  * The record store (issue 9): every record pds keeps — tenants and members, services and previews, workflows with
- * their progress and leases, the audit trail, repository registrations and installations, single-use claims — in SQL,
+ * their progress and leases, the audit trail, repository registrations and installations, single-use claims, the OAuth
+ * authorization server's codes, refresh tokens, grants and clients — in SQL,
  * SQLite by default (`<dataDir>/pds.db`) or PostgreSQL (`PDS_DATABASE_URL`), shared by every process on it.
  *
  * | file | what |
  * |---|---|
  * | `database.ts` | opening either engine (WAL, `synchronous=FULL`; the `pg` pool), migrations at open |
  * | `schema.ts`, `migrations.ts` | the tables and indexes, the same on both engines |
- * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `meta.ts` | one store per record |
+ * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `meta.ts` | one store per record |
  * | `tenant-records.ts` | one tenant's records as a draft a workflow step changes, and the write-back of its changes |
  * | `state-import.ts` | the one-time import of an old `state.json` |
  * | `data-directory.ts` | the start-up refusal when the data directory lost its store |
@@ -25,6 +26,7 @@ import { openDatabase, type Engine, type OpenDatabase } from './database.js';
 import { asStoreError, translated } from './errors.js';
 import type { Executor } from './executor.js';
 import { MetaStore } from './meta.js';
+import { SqlOAuthStore } from './oauth.js';
 import { SqlOnceStore } from './once.js';
 import { RepositoryStore } from './repositories.js';
 import { ServiceStore } from './services.js';
@@ -43,6 +45,7 @@ export interface Records {
   readonly audit: SqlAuditStore;
   readonly repositories: RepositoryStore;
   readonly once: SqlOnceStore;
+  readonly oauth: SqlOAuthStore;
   readonly meta: MetaStore;
 }
 
@@ -72,6 +75,7 @@ export class RecordStore implements Records {
   readonly audit: SqlAuditStore;
   readonly repositories: RepositoryStore;
   readonly once: SqlOnceStore;
+  readonly oauth: SqlOAuthStore;
   readonly meta: MetaStore;
   private closed = false;
 
@@ -86,6 +90,7 @@ export class RecordStore implements Records {
     this.audit = bound.audit;
     this.repositories = bound.repositories;
     this.once = bound.once;
+    this.oauth = bound.oauth;
     this.meta = bound.meta;
   }
 
@@ -167,6 +172,7 @@ export class RecordStore implements Records {
       audit: translated(new SqlAuditStore(db)),
       repositories: translated(new RepositoryStore(db)),
       once: translated(new SqlOnceStore(db, nowMs)),
+      oauth: translated(new SqlOAuthStore(db, nowMs)),
       meta: translated(new MetaStore(db)),
     };
   }

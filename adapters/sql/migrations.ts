@@ -181,9 +181,32 @@ function initial(engine: Engine): Migration {
   };
 }
 
+/** The OAuth authorization server's records (issue 12): one table for every model, looked up by kind and id. */
+const oauthRecords: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('oauth_records')
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('payload', 'text', (c) => c.notNull())
+      .addColumn('grant_id', 'text')
+      .addColumn('uid', 'text')
+      .addColumn('user_code', 'text')
+      .addColumn('consumed_at', 'bigint')
+      .addColumn('expires_at', 'bigint')
+      .addPrimaryKeyConstraint('oauth_records_pk', ['kind', 'id'])
+      .execute();
+    // A refresh-token family is revoked by its grant; sessions are found by uid, device codes by user code.
+    await db.schema.createIndex('oauth_records_by_grant').on('oauth_records').column('grant_id').execute();
+    await db.schema.createIndex('oauth_records_by_uid').on('oauth_records').columns(['kind', 'uid']).execute();
+    await db.schema.createIndex('oauth_records_by_user_code').on('oauth_records').columns(['kind', 'user_code']).execute();
+    await db.schema.createIndex('oauth_records_expiry').on('oauth_records').column('expires_at').execute();
+  },
+};
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
-  return { '0001-initial': initial(engine) };
+  return { '0001-initial': initial(engine), '0002-oauth-records': oauthRecords };
 }
 
 /**

@@ -162,6 +162,23 @@ export interface OnceClaimsTable {
   expires_at: number;
 }
 
+/**
+ * One record of the OAuth authorization server (`OAuthStore`): a model `kind` (`AuthorizationCode`, `RefreshToken`,
+ * `Grant`, `Session`, `Client`, …) and its `id`, the payload as JSON, the payload fields the store looks records up
+ * by (`grant_id`, `uid`, `user_code`), when it was consumed (epoch seconds) and when it expires (milliseconds since the
+ * epoch; null: never).
+ */
+export interface OAuthRecordsTable {
+  kind: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  consumed_at: number | null;
+  expires_at: number | null;
+}
+
 /** Facts about the store itself: the `state.json` import marker, the readiness probe's write. */
 export interface MetaTable {
   key: string;
@@ -179,5 +196,6 @@ export interface Database {
   repositories: RepositoriesTable;
   installations: InstallationsTable;
   once_claims: OnceClaimsTable;
+  oauth_records: OAuthRecordsTable;
   pds_meta: MetaTable;
 }

@@ -6,6 +6,7 @@ import { ENGINES, openStore, testLocation } from './helpers.js';
 const TABLES = [
   'audit_entries',
   'installations',
+  'oauth_records',
   'once_claims',
   'pds_meta',
   'repositories',
@@ -20,6 +21,10 @@ const INDEXES = [
   'audit_by_tenant',
   'audit_by_tenant_uid',
   'audit_by_user',
+  'oauth_records_by_grant',
+  'oauth_records_by_uid',
+  'oauth_records_by_user_code',
+  'oauth_records_expiry',
   'once_claims_expiry',
   'services_by_team',
   'services_preview_expiry',
