@@ -22,10 +22,7 @@ export interface TableView {
   rows: (string | number | boolean | undefined)[][];
 }
 
-/**
- * Print `data` in `format`; `table` uses `view(data)`.
- * @returns the text written (tests and callers that add a line after).
- */
+/** Print `data` in `format` to `out` (stdout); `table` shows `view(data)`. */
 export function print(format: Format, data: unknown, view: (data: any) => TableView, out: NodeJS.WritableStream = process.stdout): void {
   if (format === 'json') out.write(JSON.stringify(data, null, 2) + '\n');
   else if (format === 'yaml') out.write(stringify(data));
