@@ -22,6 +22,12 @@ export interface PlatformBackend {
   listTenants(): Promise<Tenant[]>;
   /** One tenant, or `undefined` when it does not exist. */
   getTenant(name: string): Promise<Tenant | undefined>;
+  /**
+   * The identity of the live tenant named `name` (sandbox: the uid minted at create-tenant; Kubernetes: the
+   * Namespace's `metadata.uid`), or `undefined` when no such tenant exists. A name reused after delete-tenant gets a
+   * new uid (issue 7 item 4).
+   */
+  getTenantRef(name: string): Promise<TenantRef | undefined>;
   /** Services, sorted by team then name; only those of `team` when given. */
   listServices(team?: string): Promise<Service[]>;
   /** One service, or `undefined` when it does not exist. */
@@ -63,6 +69,25 @@ export interface WorkflowSubmission<K extends OperationId = OperationId> {
   recorded: Record<string, string>;
   /** The caller's user id, recorded on the workflow as a label/annotation. */
   userId: string;
+  /**
+   * The audit entry of this execution (status `submitted`, `workflowName` = `name`): the engine records it atomically
+   * with the submission, so a refused submission leaves no entry behind (issue 7 item 12).
+   */
+  audit: AuditEntry;
+  /** The uid of the tenant the operation acts on when it exists at submission (absent for create-tenant). */
+  tenantUid?: string;
+}
+
+/** One step of a workflow as pds reports it. */
+export interface WorkflowStep {
+  name: string;
+  /** `skipped`: not run because the workflow failed (or was superseded) before reaching it. */
+  status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+  /** ISO 8601 UTC. */
+  startedAt?: string;
+  /** ISO 8601 UTC. */
+  finishedAt?: string;
+  message?: string;
 }
 
 /** One workflow as pds reports it; `phase` is already mapped to the audit status vocabulary. */
@@ -77,6 +102,32 @@ export interface WorkflowRun {
   startedAt: string;
   /** ISO 8601 UTC, when settled. */
   finishedAt?: string;
+  /** `team_name` of its parameters, when it has one. */
+  team?: string;
+  /** `component_name` of its parameters, when it has one. */
+  service?: string;
+  /** The uid of the tenant it belongs to (for create-tenant: once it created it). */
+  tenantUid?: string;
+  /** Who submitted it. */
+  userId: string;
+  /** The parameters as recorded: strings, secret values redacted. */
+  parameters: Record<string, string>;
+  /** Its steps in order, with their progress; empty when the engine does not report steps. */
+  steps: WorkflowStep[];
+}
+
+/** A query of workflows, executed by the engine's store; newest first. */
+export interface WorkflowQuery {
+  /** Whose workflows the caller may see (the same rule as the audit trail's). */
+  visible: AuditVisibility;
+  /** Only workflows of the tenant of this name (for a non-admin: its current identity only). */
+  tenant?: string;
+  /** Only workflows whose `component_name` is this. */
+  service?: string;
+  /** Only workflows of this operation, e.g. `deploy-service`. */
+  operation?: string;
+  /** At most this many. */
+  limit: number;
 }
 
 /** Submits operations as workflows and reports on them (Argo Workflows, or the sandbox engine). */
@@ -88,23 +139,34 @@ export interface WorkflowEngine {
   submit(submission: WorkflowSubmission): Promise<void>;
   /** The workflow, or `undefined` when the engine does not know the name. */
   get(name: string): Promise<WorkflowRun | undefined>;
+  /** The newest workflows `query.visible` allows and the filters select, at most `query.limit`, newest first. */
+  list(query: WorkflowQuery): Promise<WorkflowRun[]>;
   /** Register a listener called once per workflow when it reaches `succeeded` or `failed`. */
   onSettled(listener: (run: WorkflowRun) => void): void;
+  /**
+   * Register a listener called on every step or phase change of any workflow (after it is recorded), e.g. to answer
+   * `wait_seconds` or send progress notifications.
+   * @returns a function that unregisters the listener.
+   */
+  onChange(listener: (run: WorkflowRun) => void): () => void;
 }
 
 /** The audit trail (SPEC.md "Audit entry"). Writes are atomic; nothing acknowledged is lost. */
 export interface AuditStore {
-  /** Record a new entry (status `submitted`). */
-  append(entry: AuditEntry): Promise<void>;
+  /**
+   * Record a new entry (status `submitted`). Executions do not call it: the engine records their entry with the
+   * submission ({@link WorkflowSubmission.audit}).
+   * @param context.tenantUid the uid of the tenant the entry belongs to; absent: the live tenant named
+   *   `parameters.team_name`, if any.
+   * @throws Conflict when an entry for the same workflow exists.
+   */
+  append(entry: AuditEntry, context: { tenantUid?: string }): Promise<void>;
   /** Move the entry of `workflowName` to a final status with a message. Unknown names are ignored. */
   settle(workflowName: string, status: AuditStatus, message: string): Promise<void>;
-  /** The entry of one workflow, or `undefined`. */
-  get(workflowName: string): Promise<AuditEntry | undefined>;
-  /**
-   * The `limit` most recent entries that pass `visible`, newest first.
-   * @deprecated filters in JavaScript over the whole trail; use {@link QueryableAuditStore.query}.
-   */
-  recent(limit: number, visible: (entry: AuditEntry) => boolean): Promise<AuditEntry[]>;
+  /** The entry of one workflow with its tenant's identity, or `undefined`. */
+  get(workflowName: string): Promise<AuditRecord | undefined>;
+  /** The newest entries that `query.visible` allows and the filters select, at most `query.limit`, newest first. */
+  query(query: AuditQuery): Promise<AuditRecord[]>;
 }
 
 /** A tenant by name and identity: the name may be reused after delete-tenant, the uid never is (issue 7 item 4). */
@@ -137,17 +199,6 @@ export interface AuditQuery {
 export interface AuditRecord extends AuditEntry {
   /** The tenant's uid when the entry was recorded (or the tenant its workflow created); absent when none. */
   tenantUid?: string;
-}
-
-/**
- * The audit port as the record store implements it (issue 9): {@link AuditStore} with the query executed by the
- * store. Phase 2 folds `query` into `AuditStore` and drops `recent` and its JavaScript predicate.
- */
-export interface QueryableAuditStore extends AuditStore {
-  /** The entry of one workflow with its tenant's identity, or `undefined`. */
-  get(workflowName: string): Promise<AuditRecord | undefined>;
-  /** The newest entries that `query.visible` allows and the filters select, at most `query.limit`. */
-  query(query: AuditQuery): Promise<AuditRecord[]>;
 }
 
 /** Repositories per team through the code-host app (GitHub App, or the sandbox). */
@@ -214,7 +265,11 @@ export interface Platform {
   readonly once: OnceStore;
   /** The OAuth authorization server's state (not used by tools; the composition root hands it to `auth/oauth/`). */
   readonly oauth: OAuthStore;
-  /** True when the platform can serve traffic (state loaded, upstreams reachable). */
+  /**
+   * Aborted when pds begins shutting down: waits (`wait_seconds`) then answer at once with the current state.
+   */
+  readonly shutdown: AbortSignal;
+  /** True when the platform can serve traffic: it can read AND write its records (a write probe), upstreams reachable. */
   ready(): Promise<boolean>;
   /** Stop background work and flush state. */
   close(): Promise<void>;

@@ -66,7 +66,7 @@ export function createRestApp(options: RestAppOptions): Koa {
       ctx.body = { status: 'ready', backend: invokeDeps.platform.kind };
     } else {
       ctx.status = 503;
-      ctx.body = { error: 'not ready: the platform backend is still starting or unreachable' };
+      ctx.body = { error: 'not ready: the platform backend is still starting, unreachable, or cannot write its records' };
     }
   });
   health.get('/openapi.yaml', (ctx) => {

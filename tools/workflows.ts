@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { NotFound } from '../core/errors.js';
 import { AuditEntry } from '../core/model.js';
+import type { AuditVisibility, Platform, TenantRef } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import { roleAllows, roleIn, visibleTenants } from './access.js';
 import { defineTool } from './define.js';
@@ -14,9 +15,16 @@ const WorkflowName = z
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a workflow name as returned by an execution, e.g. "deploy-service-x7k2p"')
   .max(253);
 
-/** Whether the caller may see an audit entry: admins all; others their own and their tenants'. */
-function canSee(entry: AuditEntry, identity: Identity, tenants: Set<string> | 'all'): boolean {
-  return tenants === 'all' || entry.userId === identity.userId || tenants.has(entry.parameters.team_name ?? '');
+/**
+ * What the caller may read of the audit trail and workflows: admins everything; others their own records and those of
+ * the tenants they belong to, by the tenants' current identity (so a re-created tenant does not see its predecessor's
+ * history: issue 7 item 4).
+ */
+export async function visibilityOf(platform: Platform, identity: Identity): Promise<AuditVisibility> {
+  const tenants = await visibleTenants(platform.backend, identity);
+  if (tenants === 'all') return 'all';
+  const refs = await Promise.all([...tenants].map((name) => platform.backend.getTenantRef(name)));
+  return { userId: identity.userId, tenants: refs.filter((ref): ref is TenantRef => ref !== undefined) };
 }
 
 export const getWorkflow = defineTool({
@@ -43,8 +51,12 @@ export const getWorkflow = defineTool({
     const notFound = new NotFound(`workflow not found: ${name}`);
     if (!audit) throw notFound;
     if (!identity.admin && audit.userId !== identity.userId) {
-      const tenant = await platform.backend.getTenant(audit.parameters.team_name ?? '');
+      // A member of the tenant's current identity only: not of a deleted tenant that had the same name.
+      const name = audit.parameters.team_name ?? '';
+      const tenant = await platform.backend.getTenant(name);
       if (!roleAllows(roleIn(tenant, identity), 'viewer')) throw notFound;
+      const ref = await platform.backend.getTenantRef(name);
+      if (!ref || audit.tenantUid !== ref.uid) throw notFound;
     }
     const run = await platform.workflows.get(name);
     // The engine is the source of truth; settle the audit entry if a settle event was missed (e.g. a restart).
@@ -56,7 +68,8 @@ export const getWorkflow = defineTool({
     const note = run
       ? `${audit.status === 'submitted' ? 'running' : audit.status} in ${where}${run.message ? `: ${run.message}` : ''}`
       : `${where} no longer has this workflow; the audit entry is the record`;
-    return { workflow: name, audit, note };
+    const { tenantUid: _tenantUid, ...entry } = audit;
+    return { workflow: name, audit: entry, note };
   },
 });
 
@@ -75,9 +88,8 @@ export const listAudit = defineTool({
   toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: false },
   handler: async (_input, { platform, identity }) => {
-    const tenants = await visibleTenants(platform.backend, identity);
-    const entries = await platform.audit.recent(AUDIT_LIMIT, (e) => canSee(e, identity, tenants));
-    const items = entries.map(({ message: _message, ...rest }) => rest);
+    const entries = await platform.audit.query({ visible: await visibilityOf(platform, identity), limit: AUDIT_LIMIT });
+    const items = entries.map(({ message: _message, tenantUid: _tenantUid, ...rest }) => rest);
     return { items, count: items.length };
   },
 });

@@ -40,6 +40,12 @@ export function sandboxBackend({ store, journal, now }: BackendOptions): Platfor
       return tenant && toTenant(tenant);
     },
 
+    /** The live tenant's name and the uid minted when it was created, or `undefined`. */
+    async getTenantRef(name) {
+      const tenant = own(store.state.tenants, name);
+      return tenant && { name: tenant.name, uid: tenant.uid };
+    },
+
     async listServices(team?: string): Promise<Service[]> {
       return services()
         .filter((s) => team === undefined || s.team === team)

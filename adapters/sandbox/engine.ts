@@ -11,7 +11,8 @@
  */
 import { Conflict, isPlatformError, Unavailable, Upstream } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import type { WorkflowEngine, WorkflowRun, WorkflowSubmission } from '../../core/ports.js';
+import type { WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
+import { appendEntry, visibleRecord } from './audit.js';
 import type { JournalLine, LogJournal } from './journal.js';
 import { workflowTemplateName } from '../../core/names.js';
 import type { OperationId } from '../../core/operations/index.js';
@@ -35,6 +36,7 @@ export interface EngineOptions {
 /** The in-process workflow engine of the sandbox. Call {@link resumeAll} once after construction. */
 export class SandboxWorkflowEngine implements WorkflowEngine {
   private readonly listeners: Array<(run: WorkflowRun) => void> = [];
+  private readonly changeListeners = new Set<(run: WorkflowRun) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inflight = new Set<Promise<void>>();
   private closed = false;
@@ -42,9 +44,12 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   constructor(private readonly options: EngineOptions) {}
 
   /**
-   * Record the workflow (phase `submitted`, every step pending) durably and start it in the background.
-   * @throws Conflict when a workflow of that name exists; Unavailable when the sandbox is closing; Upstream when the
-   *   state could not be written (the workflow is then not recorded and will not run).
+   * Record the workflow (phase `submitted`, every step pending) and its audit entry in one durable write and start it
+   * in the background. The workflow and the entry belong to `submission.tenantUid`, else the live tenant named
+   * `team_name` (none for a create-tenant of a new name: it gets the tenant it creates when it settles).
+   * @throws Conflict when a workflow or audit entry of that name exists; Unavailable when the sandbox is closing;
+   *   Upstream when the state could not be written (then neither the workflow nor its entry is recorded, and nothing
+   *   runs).
    */
   async submit(submission: WorkflowSubmission): Promise<void> {
     if (this.closed) throw new Unavailable('the sandbox is shutting down; submit again once it is back');
@@ -53,6 +58,8 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     try {
       await store.mutate((draft) => {
         if (Object.hasOwn(draft.workflows, submission.name)) throw new Conflict(`workflow ${submission.name} already exists`);
+        const tenantUid = submission.tenantUid ?? own(draft.tenants, submission.recorded.team_name ?? '')?.uid;
+        appendEntry(draft, { ...submission.audit, workflowName: submission.name }, tenantUid);
         draft.workflows[submission.name] = {
           name: submission.name,
           operation: submission.operation,
@@ -60,6 +67,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
           parameters: { ...submission.recorded },
           arguments: structuredClone(submission.parameters),
           userId: submission.userId,
+          ...(tenantUid !== undefined ? { tenantUid } : {}),
           phase: 'submitted',
           message: `queued; step 1/${plan.steps.length}: ${plan.steps[0]?.name ?? ''}`,
           startedAt: now().toISOString(),
@@ -69,9 +77,16 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
       });
     } catch (err) {
       if (!(err instanceof StateWriteError)) throw err;
-      await store.mutate((draft) => void delete draft.workflows[submission.name]).catch(() => undefined);
+      await store
+        .mutate((draft) => {
+          delete draft.workflows[submission.name];
+          draft.audit = draft.audit.filter((e) => e.workflowName !== submission.name);
+        })
+        .catch(() => undefined);
       throw new Upstream('the sandbox could not record the workflow on disk; nothing was submitted', { cause: err });
     }
+    const recorded = own(store.latest.workflows, submission.name);
+    if (recorded) this.changed(toRun(recorded));
     this.schedule(submission.name);
   }
 
@@ -81,9 +96,30 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     return record && toRun(record);
   }
 
+  /** Workflows newest first (submission order), those `query.visible` allows and the filters select, at most `query.limit`. */
+  async list(query: WorkflowQuery): Promise<WorkflowRun[]> {
+    const limit = Math.max(0, Math.floor(query.limit));
+    const records = Object.values(this.options.store.state.workflows);
+    const result: WorkflowRun[] = [];
+    for (let i = records.length - 1; i >= 0 && result.length < limit; i--) {
+      const record = records[i]!;
+      if (query.service !== undefined && record.parameters.component_name !== query.service) continue;
+      if (query.operation !== undefined && record.operation !== query.operation) continue;
+      if (!visibleRecord(query.visible, { tenant: record.parameters.team_name, tenantUid: record.tenantUid, userId: record.userId }, query.tenant)) continue;
+      result.push(toRun(record));
+    }
+    return result;
+  }
+
   /** `listener` is called once for each workflow that settles from now on (including resumed ones). */
   onSettled(listener: (run: WorkflowRun) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** `listener` is called after every recorded submission, step and settlement; the result unregisters it. */
+  onChange(listener: (run: WorkflowRun) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => void this.changeListeners.delete(listener);
   }
 
   /** Schedule every workflow left `submitted` by a previous process; each continues from its next step. */
@@ -148,7 +184,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
         const lines: JournalLine[] = [header];
         const ctx = this.context(draft, run, plan, index, at, lines);
         plan.steps[index]!.run(ctx);
-        run.steps[index] = { ...run.steps[index]!, status: 'succeeded', finishedAt: at.toISOString() };
+        run.steps[index] = { ...run.steps[index]!, status: 'succeeded', startedAt: at.toISOString(), finishedAt: at.toISOString() };
         run.nextStep = index + 1;
         if (run.nextStep === plan.steps.length) {
           const message = plan.done(ctx);
@@ -169,7 +205,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
           .mutate((draft) => {
             const run = own(draft.workflows, name);
             if (!run || run.phase !== 'submitted') return;
-            if (run.steps[index]) run.steps[index] = { ...run.steps[index]!, status: 'failed', finishedAt: at.toISOString() };
+            if (run.steps[index]) run.steps[index] = { ...run.steps[index]!, status: 'failed', startedAt: at.toISOString(), finishedAt: at.toISOString() };
             settle(draft, run, 'failed', message, at);
             markDegraded(draft, plan, name, message);
             appended = journal.append([header, this.line(plan, run, index, at, `workflow ${name} failed: ${message}`)]);
@@ -182,6 +218,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     await appended.catch((err: unknown) => this.options.log.error({ err, workflow: name }, 'sandbox: could not append log lines'));
 
     const after = own(store.latest.workflows, name);
+    if (after) this.changed(toRun(after));
     if (after && after.phase !== 'submitted') this.notify(toRun(after));
     else this.schedule(name);
   }
@@ -197,8 +234,19 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
       if (!run || run.phase !== 'submitted') return;
       settle(draft, run, 'failed', 'this workflow was submitted by an older pds and cannot be resumed; submit it again', at);
     });
-    const after = this.options.store.latest.workflows[name];
+    const after = own(this.options.store.latest.workflows, name);
+    if (after) this.changed(toRun(after));
     if (after) this.notify(toRun(after));
+  }
+
+  private changed(run: WorkflowRun): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener(structuredClone(run));
+      } catch (err) {
+        this.options.log.error({ err, workflow: run.name }, 'sandbox: an onChange listener failed');
+      }
+    }
   }
 
   private notify(run: WorkflowRun): void {
@@ -234,18 +282,24 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   }
 }
 
-/** Settle the workflow and, in the same draft, its audit entry (if it was appended already). */
+/**
+ * Settle the workflow and, in the same draft, its audit entry (if it was appended already). A workflow that had no
+ * tenant (create-tenant) belongs to the live tenant of its `team_name` from now on, and so does its entry.
+ */
 export function settle(draft: SandboxState, run: WorkflowRecord, phase: 'succeeded' | 'failed', message: string, at: Date): void {
   run.phase = phase;
   run.message = message;
   run.finishedAt = at.toISOString();
   // The typed arguments may hold secret values (env_vars); a settled workflow needs them no more.
   delete run.arguments;
+  const tenantUid = run.tenantUid ?? own(draft.tenants, run.parameters.team_name ?? '')?.uid;
+  if (tenantUid !== undefined) run.tenantUid = tenantUid;
   for (let i = draft.audit.length - 1; i >= 0; i--) {
     const entry = draft.audit[i]!;
     if (entry.workflowName === run.name) {
       entry.status = phase;
       entry.message = message;
+      if (entry.tenantUid === undefined && tenantUid !== undefined) entry.tenantUid = tenantUid;
       break;
     }
   }
@@ -268,15 +322,37 @@ function failureMessage(err: unknown, step: string): string {
   return `step "${step}" failed: ${detail}`;
 }
 
-/** The port's view of a workflow record. */
+/**
+ * The port's view of a workflow record. Steps: the next one is `running` once the workflow has begun (the sandbox
+ * waits `stepMs` before each); those left `pending` by a settled workflow are `skipped`; a failed step carries the
+ * failure message.
+ */
 export function toRun(record: WorkflowRecord): WorkflowRun {
+  const settled = record.phase !== 'submitted';
+  const steps = record.steps.map((step, index): WorkflowStep => {
+    const view: WorkflowStep = { name: step.name, status: step.status };
+    if (step.status === 'pending') {
+      if (settled) view.status = 'skipped';
+      else if (index === record.nextStep && index > 0) view.status = 'running';
+    }
+    if (step.startedAt) view.startedAt = step.startedAt;
+    if (step.finishedAt) view.finishedAt = step.finishedAt;
+    if (step.status === 'failed' && record.phase === 'failed') view.message = record.message;
+    return view;
+  });
   const run: WorkflowRun = {
     name: record.name,
     operation: record.operation as OperationId,
     phase: record.phase,
     message: record.message,
     startedAt: record.startedAt,
+    userId: record.userId,
+    parameters: { ...record.parameters },
+    steps,
   };
   if (record.finishedAt) run.finishedAt = record.finishedAt;
+  if (record.parameters.team_name) run.team = record.parameters.team_name;
+  if (record.parameters.component_name) run.service = record.parameters.component_name;
+  if (record.tenantUid) run.tenantUid = record.tenantUid;
   return run;
 }

@@ -13,7 +13,7 @@
  * | `backend.ts` | tenants, services, status, logs, resources |
  * | `audit.ts`, `code-host.ts`, `once.ts`, `oauth.ts` | the other ports |
  *
- * Files in `dataDir`: `state.json`, `logs.jsonl`, `lock`.
+ * Files in `dataDir`: `state.json`, `logs.jsonl`, `lock` (and, for a moment during a readiness check, `ready-probe`).
  */
 import path from 'node:path';
 import { silentLogger, type Logger } from '../../core/logger.js';
@@ -63,7 +63,7 @@ const HOUR_MS = 3_600_000;
  * @throws Error when the directory is in use by another process or its `state.json` is not valid sandbox state.
  * @example
  * const platform = await createSandboxPlatform({ dataDir: '.pds', domain: 'apps.localhost', stepMs: 1500, githubAppSlug: 'pds-platform' });
- * await platform.workflows.submit({ name: 'create-tenant-x7k2p', operation: 'create-tenant', workflowTemplate: 'create-tenant', parameters: { team_name: 'acme' }, userId: 'alice' });
+ * await platform.workflows.submit({ name: 'create-tenant-x7k2p', operation: 'create-tenant', parameters: { team_name: 'acme' }, recorded: { team_name: 'acme' }, userId: 'alice', audit });
  */
 export async function createSandboxPlatform(options: SandboxOptions): Promise<Platform> {
   assertImplementsEveryOperation('sandbox', sandboxOperations);
@@ -100,7 +100,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   engine.resumeAll();
   reaper.rearm();
 
-  let open = true;
+  const shutdown = new AbortController();
   let closing: Promise<void> | undefined;
   return {
     kind: 'sandbox',
@@ -110,11 +110,13 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     codeHost: sandboxCodeHost({ store, githubAppSlug: options.githubAppSlug, now }),
     once: sandboxOnceStore(store, now),
     oauth: sandboxOAuthStore(store, now),
+    shutdown: shutdown.signal,
+    /** True while open and the state can be written (a failed write is retried, else a probe file is written). */
     async ready() {
-      return open;
+      return !shutdown.signal.aborted && (await store.probe());
     },
     close() {
-      open = false;
+      shutdown.abort();
       closing ??= (async () => {
         await engine.close();
         await reaper.close();

@@ -4,14 +4,19 @@
  * Validated with zod when loaded, so a state file written by another version fails start-up with a clear message
  * instead of being silently overwritten.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AuditEntry, AuditStatus, HealthStatus, Repository, Service, SyncStatus, Tenant } from '../../core/model.js';
 
 /** Version of the document layout; bump and migrate in `store.ts` when it changes. */
 export const STATE_VERSION = 1;
 
-/** A tenant as the sandbox keeps it: the SPEC "Tenant" plus when it was created. */
-export const TenantRecord = Tenant.extend({ createdAt: z.string() });
+/**
+ * A tenant as the sandbox keeps it: the SPEC "Tenant" plus when it was created and its identity (`uid`, minted at
+ * create-tenant; a tenant re-created under the same name gets a new one: issue 7 item 4). Tenants in state files
+ * written before the uid existed get one when loaded.
+ */
+export const TenantRecord = Tenant.extend({ createdAt: z.string(), uid: z.string().default(() => randomUUID()) });
 export type TenantRecord = z.infer<typeof TenantRecord>;
 
 /**
@@ -58,11 +63,13 @@ export const WorkflowRecord = z.object({
    */
   arguments: z.unknown().optional(),
   userId: z.string(),
+  /** The tenant the workflow belongs to: the live one at submission, or (create-tenant) the one it created. */
+  tenantUid: z.string().optional(),
   phase: AuditStatus,
   message: z.string(),
   startedAt: z.string(),
   finishedAt: z.string().optional(),
-  steps: z.array(z.object({ name: z.string(), status: StepStatus, finishedAt: z.string().optional() })),
+  steps: z.array(z.object({ name: z.string(), status: StepStatus, startedAt: z.string().optional(), finishedAt: z.string().optional() })),
   nextStep: z.number().int().min(0),
 });
 export type WorkflowRecord = z.infer<typeof WorkflowRecord>;
@@ -77,6 +84,10 @@ export const Installation = z.object({
 export type Installation = z.infer<typeof Installation>;
 
 /** One record of the OAuth authorization server (`OAuthStore`): its payload and expiry (epoch ms; absent = none). */
+/** An audit entry as the sandbox keeps it: with the uid of the tenant it belongs to (the port's `AuditRecord`). */
+export const AuditRecord = AuditEntry.extend({ tenantUid: z.string().optional() });
+export type AuditRecord = z.infer<typeof AuditRecord>;
+
 export const OAuthRecord = z.object({
   payload: z.record(z.string(), z.unknown()),
   expiresAt: z.number().optional(),
@@ -92,7 +103,7 @@ export const SandboxState = z.object({
   /** By workflow name. */
   workflows: z.record(z.string(), WorkflowRecord),
   /** In submission order (append only). */
-  audit: z.array(AuditEntry),
+  audit: z.array(AuditRecord),
   /** Registered repositories by team. */
   repositories: z.record(z.string(), z.array(Repository)),
   installations: z.array(Installation),

@@ -17,6 +17,8 @@ import { emptyState, SandboxState } from './state.js';
 
 const STATE_FILE = 'state.json';
 const LOCK_FILE = 'lock';
+/** Written and removed by {@link StateStore.probe}. */
+const PROBE_FILE = 'ready-probe';
 /** Temp files are `<target>.<12 hex digits>.tmp`; any left behind by a crash are removed at open. */
 const TEMP_SUFFIX = '.tmp';
 
@@ -166,6 +168,26 @@ export class StateStore {
       });
     this.queued = next;
     return next;
+  }
+
+  /**
+   * Whether the state can be written right now (readiness, issue 7 item 12): when changes are waiting for a write
+   * that failed, retry it; otherwise write, fsync and remove a probe file next to `state.json`.
+   * @returns false when the store is closed or the write fails (the error is not thrown).
+   */
+  async probe(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      if (this.current !== this.committed) await this.flush();
+      else {
+        const file = path.join(this.dataDir, PROBE_FILE);
+        await writeFileAtomic(file, new Date().toISOString());
+        await rm(file, { force: true });
+      }
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Flush, refuse further mutations, and release the directory lock. */

@@ -1,4 +1,5 @@
 /** Plans of `create-tenant` and `delete-tenant` (see `plan.ts`). */
+import { randomUUID } from 'node:crypto';
 import { Conflict } from '../../core/errors.js';
 import type { Member, Quotas } from '../../core/model.js';
 import { applicationName } from '../../core/names.js';
@@ -51,6 +52,7 @@ export function createTenant(p: OperationParams<'create-tenant'>, userId: string
             quotas,
             members: members.map((m) => ({ ...m })),
             createdAt: ctx.now.toISOString(),
+            uid: randomUUID(),
           };
           ctx.state.tenants[team] = tenant;
           ctx.log(`namespace/${team} created (label pds.io/tenant=${team})`);

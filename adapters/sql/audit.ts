@@ -1,5 +1,5 @@
 /**
- * The audit trail (SPEC "Audit entry") in SQL: {@link QueryableAuditStore}. One row per workflow, newest first by
+ * The audit trail (SPEC "Audit entry") in SQL: {@link AuditStore}. One row per workflow, newest first by
  * `seq` (the order entries were recorded). Each entry carries its tenant's name and identity (`tenant_uid`), so a
  * tenant re-created under an old name does not inherit the old one's history (issue 7 item 4).
  *
@@ -10,18 +10,15 @@
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { Conflict } from '../../core/errors.js';
 import type { AuditEntry, AuditStatus } from '../../core/model.js';
-import type { AuditQuery, AuditRecord, QueryableAuditStore } from '../../core/ports.js';
+import type { AuditQuery, AuditRecord, AuditStore } from '../../core/ports.js';
 import { json, type Executor } from './executor.js';
 import type { AuditEntriesTable, Database } from './schema.js';
 import { tenantUidOf } from './workflows.js';
 
-/** Rows read per round by the deprecated {@link SqlAuditStore.recent}. */
-const RECENT_PAGE = 500;
-
 type AuditRow = Selectable<AuditEntriesTable>;
 
 /** The audit store; bound to the database or to one transaction. */
-export class SqlAuditStore implements QueryableAuditStore {
+export class SqlAuditStore implements AuditStore {
   constructor(private readonly db: Executor) {}
 
   /**
@@ -116,29 +113,6 @@ export class SqlAuditStore implements QueryableAuditStore {
     let union = first!;
     for (const next of rest) union = union.union(next);
     return this.db.selectFrom(union.as('visible')).select('seq').orderBy('seq', 'desc').limit(limit);
-  }
-
-  /**
-   * The `limit` most recent entries that pass `visible`, newest first.
-   * @deprecated reads the trail page by page and filters in JavaScript: use {@link query}. Kept while the sandbox's
-   *   callers still pass a predicate (issue 9 phase 2 removes it).
-   */
-  async recent(limit: number, visible: (entry: AuditEntry) => boolean): Promise<AuditEntry[]> {
-    const result: AuditEntry[] = [];
-    let before: number | undefined;
-    while (result.length < limit) {
-      let page = this.db.selectFrom('audit_entries').selectAll();
-      if (before !== undefined) page = page.where('seq', '<', before);
-      const rows = await page.orderBy('seq', 'desc').limit(RECENT_PAGE).execute();
-      for (const row of rows) {
-        const { tenantUid: _uid, ...entry } = fromRow(row);
-        if (visible(entry)) result.push(entry);
-        if (result.length >= limit) break;
-      }
-      if (rows.length < RECENT_PAGE) break;
-      before = rows.at(-1)!.seq;
-    }
-    return result;
   }
 
   /** How many entries the trail holds. */

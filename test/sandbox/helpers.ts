@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { createSandboxPlatform, type SandboxOptions } from '../../adapters/sandbox/index.js';
-import type { AuditEntry } from '../../core/model.js';
 import type { Platform, WorkflowRun } from '../../core/ports.js';
 import { submission } from './submission.js';
 
@@ -32,7 +31,7 @@ export async function openSandbox(dataDir: string, options: Partial<SandboxOptio
 
 let counter = 0;
 
-/** What the execute pipeline does: validate, submit the workflow and append its audit entry. Returns the workflow name. */
+/** What the execute pipeline does: validate, submit the workflow with its audit entry. Returns the workflow name. */
 export async function execute(
   platform: Platform,
   operation: string,
@@ -40,20 +39,7 @@ export async function execute(
   userId = 'alice',
 ): Promise<string> {
   const name = `${operation}-${process.pid}-${++counter}`;
-  const submitted = submission(name, operation, parameters, userId);
-  await platform.workflows.submit(submitted);
-  const entry: AuditEntry = {
-    id: `audit-${counter}`,
-    timestamp: new Date().toISOString(),
-    userId,
-    operation,
-    parameters: submitted.recorded,
-    workflowName: name,
-    status: 'submitted',
-    riskLevel: 'medium',
-    message: '',
-  };
-  await platform.audit.append(entry);
+  await platform.workflows.submit(submission(name, operation, parameters, userId));
   return name;
 }
 

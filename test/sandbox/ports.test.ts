@@ -1,6 +1,9 @@
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryOnceStore } from '../../adapters/memory/once.js';
 import type { AuditEntry } from '../../core/model.js';
+import type { AuditQuery } from '../../core/ports.js';
 import { execute, openSandbox, run, tempDir } from './helpers.js';
 
 function entry(n: number, timestamp: string, userId = 'alice'): AuditEntry {
@@ -18,24 +21,69 @@ function entry(n: number, timestamp: string, userId = 'alice'): AuditEntry {
 }
 
 describe('sandbox audit store', () => {
-  it('returns the most recent visible entries, newest first, and keeps them across a restart', async () => {
+  it('answers queries newest first (submission order), by visibility and filters, and keeps entries across a restart', async () => {
     const dir = await tempDir();
     const first = await openSandbox(dir);
-    await first.audit.append(entry(1, '2026-01-01T00:00:01Z'));
-    await first.audit.append(entry(2, '2026-01-01T00:00:03Z', 'bob'));
-    await first.audit.append(entry(3, '2026-01-01T00:00:02Z'));
-    await first.audit.append(entry(4, '2026-01-01T00:00:04Z'));
-    await expect(first.audit.append(entry(4, '2026-01-01T00:00:05Z'))).rejects.toMatchObject({ code: 'CONFLICT' });
+    await first.audit.append(entry(1, '2026-01-01T00:00:01Z'), {});
+    await first.audit.append(entry(2, '2026-01-01T00:00:03Z', 'bob'), {});
+    await first.audit.append(entry(3, '2026-01-01T00:00:02Z'), { tenantUid: 'uid-t3' });
+    await first.audit.append(entry(4, '2026-01-01T00:00:04Z'), {});
+    await expect(first.audit.append(entry(4, '2026-01-01T00:00:05Z'), {})).rejects.toMatchObject({ code: 'CONFLICT' });
     await first.audit.settle('wf-1', 'failed', 'boom');
     await first.audit.settle('wf-unknown', 'failed', 'ignored');
     await first.close();
 
     const second = await openSandbox(dir);
-    const ids = (limit: number, visible: (e: AuditEntry) => boolean) => second.audit.recent(limit, visible).then((l) => l.map((e) => e.id));
-    expect(await ids(10, () => true)).toEqual(['4', '2', '3', '1']);
-    expect(await ids(2, (e) => e.userId === 'alice')).toEqual(['4', '3']);
+    const ids = (query: AuditQuery) => second.audit.query(query).then((l) => l.map((e) => e.id));
+    expect(await ids({ visible: 'all', limit: 10 })).toEqual(['4', '3', '2', '1']);
+    expect(await ids({ visible: 'all', limit: 10, tenant: 't2' })).toEqual(['2']);
+    expect(await ids({ visible: 'all', limit: 10, userId: 'alice' })).toEqual(['4', '3', '1']);
+    expect(await ids({ visible: 'all', limit: 0 })).toEqual([]);
+    // bob sees his own entry and those of the tenant identity he belongs to, not another tenant of the same name.
+    expect(await ids({ visible: { userId: 'bob', tenants: [{ name: 't3', uid: 'uid-t3' }] }, limit: 10 })).toEqual(['3', '2']);
+    expect(await ids({ visible: { userId: 'bob', tenants: [{ name: 't3', uid: 'uid-other' }] }, limit: 10 })).toEqual(['2']);
+    expect(await ids({ visible: { userId: 'bob', tenants: [{ name: 't3', uid: 'uid-t3' }] }, limit: 1 })).toEqual(['3']);
     expect(await second.audit.get('wf-1')).toMatchObject({ status: 'failed', message: 'boom' });
+    expect(await second.audit.get('wf-3')).toMatchObject({ tenantUid: 'uid-t3' });
     expect(await second.audit.get('wf-unknown')).toBeUndefined();
+  });
+
+  it("gives a re-created tenant a new uid, so its members do not see the old tenant's entries or workflows", async () => {
+    const platform = await openSandbox(await tempDir(), { stepMs: 0 });
+    await run(platform, 'create-tenant', { team_name: 'acme', admins: 'old-admin' }, 'root');
+    const old = await platform.backend.getTenantRef('acme');
+    await run(platform, 'delete-tenant', { team_name: 'acme' }, 'root');
+    expect(await platform.backend.getTenantRef('acme')).toBeUndefined();
+    await run(platform, 'create-tenant', { team_name: 'acme', admins: 'new-admin' }, 'root');
+    const renewed = await platform.backend.getTenantRef('acme');
+    expect(renewed!.uid).not.toBe(old!.uid);
+
+    const visible = { userId: 'new-admin', tenants: [renewed!] };
+    const audit = await platform.audit.query({ visible, limit: 50 });
+    expect(audit.map((e) => [e.operation, e.tenantUid])).toEqual([['create-tenant', renewed!.uid]]);
+    const workflows = await platform.workflows.list({ visible, limit: 50 });
+    expect(workflows.map((w) => [w.operation, w.tenantUid, w.team])).toEqual([['create-tenant', renewed!.uid, 'acme']]);
+    const everything = await platform.workflows.list({ visible: 'all', limit: 50, tenant: 'acme' });
+    expect(everything.map((w) => w.tenantUid)).toEqual([renewed!.uid, old!.uid, old!.uid]);
+    expect(await platform.workflows.list({ visible: 'all', limit: 50, operation: 'delete-tenant' })).toHaveLength(1);
+  });
+});
+
+describe('sandbox readiness', () => {
+  it('is ready only while it can write, and not once shutting down (the shutdown signal fires)', async () => {
+    const dir = await tempDir();
+    const platform = await openSandbox(dir);
+    expect(await platform.ready()).toBe(true);
+    // A directory in the probe file's place makes every probe write fail, as an unwritable disk would.
+    await mkdir(path.join(dir, 'ready-probe', 'blocked'), { recursive: true });
+    expect(await platform.ready()).toBe(false);
+    await rm(path.join(dir, 'ready-probe'), { recursive: true });
+    expect(await platform.ready()).toBe(true);
+    expect(platform.shutdown.aborted).toBe(false);
+    const closing = platform.close();
+    expect(platform.shutdown.aborted).toBe(true);
+    expect(await platform.ready()).toBe(false);
+    await closing;
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * A workflow submission as the execute pipeline makes one: the raw parameters validated by the operation's contract
- * (the door), and their recorded (redacted) form. No vitest import: the crash child process uses it too.
+ * (the door), their recorded (redacted) form, and the audit entry recorded with it. No vitest import: the crash child
+ * process uses it too.
  */
 import { isOperationId, OPERATIONS } from '../../core/operations/index.js';
+import type { AuditEntry } from '../../core/model.js';
 import type { WorkflowSubmission } from '../../core/ports.js';
 import { recordedParameters } from '../../tools/operations/execute.js';
 
@@ -11,5 +13,17 @@ export function submission(name: string, operation: string, raw: Record<string, 
   if (!isOperationId(operation)) throw new TypeError(`not an operation: ${operation}`);
   const contract = OPERATIONS[operation];
   const parameters = contract.parameters.parse(raw) as WorkflowSubmission['parameters'];
-  return { name, operation, parameters, recorded: recordedParameters(contract, parameters as Record<string, unknown>), userId };
+  const recorded = recordedParameters(contract, parameters as Record<string, unknown>);
+  const audit: AuditEntry = {
+    id: `audit-${name}`,
+    timestamp: new Date().toISOString(),
+    userId,
+    operation,
+    parameters: recorded,
+    workflowName: name,
+    status: 'submitted',
+    riskLevel: contract.riskLevel,
+    message: '',
+  };
+  return { name, operation, parameters, recorded, userId, audit };
 }

@@ -170,7 +170,32 @@ describe('sandbox workflows', () => {
     expect(await platform.backend.listServices()).toEqual([]);
   });
 
-  it('calls every onSettled listener once per workflow, and settles an audit entry appended after the workflow ended', async () => {
+  it('reports every step change to onChange listeners until unsubscribed, with the steps and who submitted what', async () => {
+    const platform = await openSandbox(await tempDir(), { stepMs: 0 });
+    const changes: Array<{ phase: string; steps: string[] }> = [];
+    const stop = platform.workflows.onChange((r) => {
+      if (r.name.startsWith('create-tenant')) changes.push({ phase: r.phase, steps: r.steps.map((s) => s.status) });
+    });
+    const done = await run(platform, 'create-tenant', { team_name: 'acme' }, 'alice');
+    const acme = await platform.backend.getTenantRef('acme');
+    expect(done).toMatchObject({ team: 'acme', userId: 'alice', tenantUid: acme!.uid, parameters: { team_name: 'acme' } });
+    expect(done).not.toHaveProperty('service');
+    expect(done.steps).toHaveLength(5);
+    expect(done.steps.every((s) => s.status === 'succeeded' && s.startedAt && s.finishedAt)).toBe(true);
+    // Submitted (all pending), then one change per step; the next step shows as running.
+    expect(changes[0]).toEqual({ phase: 'submitted', steps: ['pending', 'pending', 'pending', 'pending', 'pending'] });
+    expect(changes[1]).toEqual({ phase: 'submitted', steps: ['succeeded', 'running', 'pending', 'pending', 'pending'] });
+    expect(changes.at(-1)).toEqual({ phase: 'succeeded', steps: Array(5).fill('succeeded') });
+    expect(changes).toHaveLength(6);
+    stop();
+    const failed = await run(platform, 'create-tenant', { team_name: 'acme' }, 'bob');
+    expect(changes).toHaveLength(6);
+    expect(failed.phase).toBe('failed');
+    expect(failed.steps.map((s) => s.status)).toEqual(['failed', 'skipped', 'skipped', 'skipped', 'skipped']);
+    expect(failed.steps[0]!.message).toBe(failed.message);
+  });
+
+  it('calls every onSettled listener once per workflow, and settles the audit entry recorded with the submission', async () => {
     const recorded = recordingLogger();
     const platform = await openSandbox(await tempDir(), { stepMs: 0, log: recorded.log });
     const seen: string[] = [];
@@ -180,11 +205,15 @@ describe('sandbox workflows', () => {
     });
     await platform.workflows.submit(submission('wf-late', 'create-tenant', { team_name: 'acme' }, 'alice'));
     await settled(platform, 'wf-late');
-    await platform.audit.append({
-      id: '1', timestamp: new Date().toISOString(), userId: 'alice', operation: 'create-tenant', parameters: { team_name: 'acme' },
-      workflowName: 'wf-late', status: 'submitted', riskLevel: 'medium', message: '',
-    });
-    expect(await platform.audit.get('wf-late')).toMatchObject({ status: 'succeeded', message: 'tenant acme created' });
+    const acme = await platform.backend.getTenantRef('acme');
+    // The entry came with the submission; the tenant it created owns it now.
+    expect(await platform.audit.get('wf-late')).toMatchObject({ status: 'succeeded', message: 'tenant acme created', tenantUid: acme!.uid });
+    await expect(
+      platform.audit.append({
+        id: '1', timestamp: new Date().toISOString(), userId: 'alice', operation: 'create-tenant', parameters: { team_name: 'acme' },
+        workflowName: 'wf-late', status: 'submitted', riskLevel: 'medium', message: '',
+      }, {}),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
     await new Promise((r) => setTimeout(r, 20));
     expect(seen).toEqual(['wf-late:succeeded']);
     expect(recorded.lines).toContainEqual(

@@ -65,7 +65,7 @@ async function setUp() {
     writeLimiter: createWriteLimiter({ max: 3 }),
   };
   const snapshot = async () => ({
-    audit: await sandbox.audit.recent(1000, () => true),
+    audit: await sandbox.audit.query({ visible: 'all', limit: 1000 }),
     services: await sandbox.backend.listServices(),
     tenants: await sandbox.backend.listTenants(),
   });

@@ -3,8 +3,9 @@
  * contract, two implementations"): after invoke() has validated the input and checked access and the write limit,
  * confirm destructive operations, audit, submit the workflow, answer at once with `status: "submitted"`.
  *
- * The audit entry is written before the submission, so a submission the engine refuses is recorded as `failed`, never
- * dropped. Audit entries and workflow records hold the parameters as recorded: strings, secret values redacted.
+ * The audit entry goes with the submission: the engine records both in one write, so a submission it refuses (or
+ * cannot record) leaves no entry behind (issue 7 item 12). Audit entries and workflow records hold the parameters as
+ * recorded: strings, secret values redacted.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -69,8 +70,8 @@ export function workflowNameFor(operation: string): string {
  *   carries the value, its expiry and the plan.
  * @throws PlatformError from the operation's preflight (403/404/400; nothing audited or submitted).
  * @throws InvalidParams when `confirm` is malformed, expired, used, or made for another call.
- * @throws Upstream (or the engine's own PlatformError) when the workflow engine refuses the submission; the audit
- *   entry is then `failed`.
+ * @throws Upstream (or the engine's own PlatformError) when the workflow engine refuses the submission; nothing is
+ *   then recorded.
  */
 export async function executeOperation(contract: AnyOperationContract, input: OperationInput, ctx: ToolContext): Promise<ExecuteResult> {
   const { confirm, ...params } = input;
@@ -108,13 +109,19 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
     riskLevel: contract.riskLevel,
     message: '',
   };
-  await ctx.platform.audit.append(entry);
+  const tenant = recorded.team_name ? await ctx.platform.backend.getTenantRef(recorded.team_name) : undefined;
   try {
-    await ctx.platform.workflows.submit({ name: workflowName, operation: contract.id, parameters, recorded, userId: ctx.identity.userId });
+    await ctx.platform.workflows.submit({
+      name: workflowName,
+      operation: contract.id,
+      parameters,
+      recorded,
+      userId: ctx.identity.userId,
+      audit: entry,
+      ...(tenant ? { tenantUid: tenant.uid } : {}),
+    });
   } catch (err) {
-    const failure = err instanceof PlatformError ? err : new Upstream('the workflow engine refused the submission', { cause: err });
-    await ctx.platform.audit.settle(workflowName, 'failed', `submission failed: ${failure.message}`);
-    throw failure;
+    throw err instanceof PlatformError ? err : new Upstream('the workflow engine refused the submission', { cause: err });
   }
   return {
     workflowName,
