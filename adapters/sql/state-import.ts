@@ -39,7 +39,7 @@ const IMPORT_MARKER = 'state_json_imported';
  */
 const StateV1 = z.object({
   version: z.literal(1),
-  tenants: z.record(z.string(), Tenant.extend({ createdAt: z.string() })),
+  tenants: z.record(z.string(), Tenant.extend({ createdAt: z.string(), uid: z.string().optional() })),
   services: z.record(
     z.string(),
     Service.extend({
