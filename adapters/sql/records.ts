@@ -55,6 +55,8 @@ export type StepStatus = 'pending' | 'succeeded' | 'failed';
 export interface StepProgress {
   name: string;
   status: StepStatus;
+  /** ISO 8601 UTC, when the step began. */
+  startedAt?: string;
   /** ISO 8601 UTC, once the step ran. */
   finishedAt?: string;
 }
