@@ -15,7 +15,7 @@ import { createAuthenticator, type Authenticator } from './auth/authenticate.js'
 import { loadOrCreateSecret } from './auth/self-issued.js';
 import type { Config } from './config.js';
 import { createRestApp } from './rest/app.js';
-import { createAuthLimits, type AuthLimits } from './rest/auth-limit.js';
+import { createAuthLimits, createOAuthLimit, type AuthLimits } from './rest/auth-limit.js';
 import { answerClientError, refuseConnect } from './rest/client-error.js';
 import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
 import { wellKnownRouter } from './rest/well-known.js';
@@ -113,6 +113,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     log,
   });
   const upstreams = buildUpstreams(config, overrides.oauthFetch);
+  const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
   const app = createRestApp({
     tools: checkedTools(),
     invokeDeps: {
@@ -126,8 +127,8 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     authLimits: overrides.authLimits ?? createAuthLimits({ redis, log }),
     publicRoutes: [
       wellKnownRouter(config),
-      oauthProtocolRouter(oauth),
-      oauthInteractionRouter({ server: oauth, upstreams, baseUrl: config.baseUrl, log }),
+      oauthProtocolRouter(oauth, oauthLimit),
+      oauthInteractionRouter({ server: oauth, upstreams, baseUrl: config.baseUrl, log, gate: oauthLimit }),
       ...(overrides.publicRoutes ?? []),
     ],
     log,
