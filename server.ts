@@ -88,12 +88,14 @@ export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Upstre
 
 /**
  * The platform for `config.backend`.
+ * @param shutdown aborted when pds begins shutting down; the platform's `shutdown` signal follows it.
  * @throws Error for `kubernetes` until the cluster adapters land.
  */
-export async function buildPlatform(config: Config, log: Logger = silentLogger): Promise<Platform> {
+export async function buildPlatform(config: Config, log: Logger = silentLogger, shutdown?: AbortSignal): Promise<Platform> {
   if (config.backend === 'sandbox') {
     return createSandboxPlatform({
       log,
+      shutdown,
       dataDir: config.dataDir,
       domain: config.domain,
       stepMs: config.sandboxStepMs,
@@ -112,7 +114,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const draining = new AbortController();
   // The secret first: refusing a bad one must not leave a platform (and its data-directory lock) behind.
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
-  const platform = overrides.platform ?? (await buildPlatform(config, log));
+  const platform = overrides.platform ?? (await buildPlatform(config, log, draining.signal));
   // Shared limits and PAT cache when REDIS_URL is set; never waits on an unreachable Redis (rest/ratelimit.ts policy).
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, { log }) : undefined;
   const metrics = createMetrics({ platform, redis });

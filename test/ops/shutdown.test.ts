@@ -172,3 +172,18 @@ it('finishes every accepted request on SIGTERM, exits 0, and the next pds resume
   expect(atRestart.some((r) => r.body.audit.status === 'submitted')).toBe(true); // left running by the first pds
   for (const name of acknowledged) expect((await settled('alice', name)).audit.status).toBe('succeeded');
 }, 120_000);
+
+it('signals the platform (Platform.shutdown, readiness) at the start of the drain and still answers what is in flight', async () => {
+  const { startTestServer } = await import('../helpers/server.js');
+  const pds = await startTestServer({ PDS_JWT_SECRET: SECRET });
+  port = pds.port;
+  const inFlight = halfSent('root', 'POST', '/api/v1/repos/sync', { team: 'nope' });
+  await new Promise((r) => setTimeout(r, 200));
+  const stopping = pds.shutdown(5_000);
+  expect(pds.platform.shutdown.aborted).toBe(true); // waits answer at once from here on
+  expect(await pds.platform.ready()).toBe(false);
+  inFlight.finish();
+  expect((await inFlight.answer).status).toBe(404); // answered, not cut off
+  expect(await stopping).toEqual({ unfinished: 0 });
+  await pds.stop();
+});
