@@ -80,6 +80,9 @@ const Env = z.object({
   PDS_SANDBOX_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   PDS_TOKEN: z.string().optional(),
   PDS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  PDS_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  PDS_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (a scraper\'s bearer token, e.g. "openssl rand -hex 24")').optional(),
+  PDS_SHUTDOWN_S: z.coerce.number().min(0).max(600).default(20),
   PDS_ALLOWED_ORIGINS: csv.pipe(z.array(origin)),
   PDS_WORKFLOW_NAMESPACE: namespace.default('pds-workflows'),
   PDS_ARGOCD_NAMESPACE: namespace.default('argocd'),
@@ -145,6 +148,15 @@ export interface Config {
   token?: string;
   /** `PDS_LOG_LEVEL`: least severe level written (default `info`). */
   logLevel: LogLevel;
+  /** `PDS_METRICS_PORT`: serve `GET /metrics` without a token on this port too (`rest/metrics.ts`). */
+  metricsPort?: number;
+  /** `PDS_METRICS_TOKEN`: serve `GET /metrics` on the main port to a scraper sending this bearer token. */
+  metricsToken?: string;
+  /**
+   * `PDS_SHUTDOWN_S` (default 20, under Kubernetes' 30 s grace period): on SIGTERM, how long in-flight requests may
+   * take to finish before their connections are closed, seconds.
+   */
+  shutdownSeconds: number;
   /**
    * `PDS_ALLOWED_ORIGINS`: browser origins (`https://app.example.com`) allowed to call `POST /mcp` besides the
    * origin of `baseUrl`; a request with any other `Origin` is refused with 403 (MCP "Streamable HTTP", DNS rebinding).
@@ -208,6 +220,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sandboxStepMs: e.PDS_SANDBOX_STEP_MS,
     token: e.PDS_TOKEN,
     logLevel: e.PDS_LOG_LEVEL,
+    metricsPort: e.PDS_METRICS_PORT,
+    metricsToken: e.PDS_METRICS_TOKEN,
+    shutdownSeconds: e.PDS_SHUTDOWN_S,
     allowedOrigins: e.PDS_ALLOWED_ORIGINS,
     toolsets: e.PDS_TOOLSETS,
     workflowNamespace: e.PDS_WORKFLOW_NAMESPACE,

@@ -14,6 +14,7 @@ import { DOOR_HEADER, type Doors } from '../tools/door.js';
 import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
 import { jsonObjectBody, queryParameters } from './body.js';
+import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
 
 /** `/api/v1/status/{team}/{app}` → `/api/v1/status/:team/:app`. */
@@ -83,7 +84,7 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: 
       const tool = bound.length === 1 && !bound[0]!.rest!.pathValues ? bound[0]! : bound.find((t) => pinnedMatch(t, ctx.params));
       if (!tool) throw unmatched(key, bound, ctx.params);
       const door = ctx.get(DOOR_HEADER).toLowerCase() === 'mcp' ? doors.mcp : doors.rest;
-      const output = await run(tool, requestInput(tool, ctx), ctx.state.identity as Identity, door);
+      const output = await observeToolCall(ctx, 'rest', tool.name, () => run(tool, requestInput(tool, ctx), ctx.state.identity as Identity, door));
       ctx.type = 'application/json';
       ctx.body = outputJson(output);
     };
