@@ -9,6 +9,7 @@ import {
   checkOnboardingArtifacts,
   requireFreeApplicationName,
   requireNewService,
+  requireQuotaHeadroom,
   requireRegisteredRepository,
   requireService,
   requireTenant,
@@ -112,7 +113,8 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
     'template and health check path; action=deploy ships a new tag of an onboarded service (what CI calls on every ' +
     'push to main); action=update-config replaces the whole environment with env_vars (variables not listed are ' +
     'removed: send the full set). Refused at once, with the fix, when the tenant or service (deploy, update-config) ' +
-    'is missing, the service exists (onboard), or the repository is not registered or has no build file. It does not ' +
+    'is missing, the service exists (onboard), the repository is not registered or has no build file, or the tenant\'s ' +
+    'quota has no room for a new service (onboard). It does not ' +
     'write the build file or CI job (platform_scaffold_repository does).',
   parameters: z
     .strictObject({
@@ -164,7 +166,7 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
     await requireRegisteredRepository(ctx, p.team_name, p.dockerfile_repo);
     await requireFreeApplicationName(ctx, p.team_name, p.component_name);
     const warnings = await checkOnboardingArtifacts(ctx, { team: p.team_name, repo: p.dockerfile_repo, dockerfilePath: p.dockerfile_path });
-    return { warnings };
+    return { warnings: [...(await requireQuotaHeadroom(ctx, p.team_name, 'a new service')), ...warnings] };
   },
   summarize: (p) =>
     p.action === 'update-config'
