@@ -30,14 +30,15 @@ function sharedOperationFor(tools: readonly AnyTool[]): Schema {
   const first = tools[0]!;
   const binding = first.rest!;
   const pinnedNames = Object.keys(binding.pathValues ?? {});
-  const parameters = pathParams(binding.path).map((name) => ({
+  const parameters: Schema[] = pathParams(binding.path).map((name) => ({
     name,
     in: 'path',
     required: true,
     description: `One of: ${tools.map((t) => t.rest!.pathValues![name]).join(', ')}`,
     schema: { type: 'string', enum: tools.map((t) => t.rest!.pathValues![name]) },
   }));
-  const bodies = tools.map((t) => toSchema(t.input, 'input'));
+  parameters.push(...queryOfPost(first));
+  const bodies = tools.map((t) => toSchema(bodyOf(t), 'input'));
   const valueOf = (t: AnyTool) => pinnedNames.map((n) => t.rest!.pathValues![n]).join('/');
   const what = first.operation ? 'operation' : 'value';
   return {
@@ -76,6 +77,24 @@ function sharedOperationFor(tools: readonly AnyTool[]): Schema {
   };
 }
 
+/** The input of a POST tool without the fields it reads from the query string. */
+function bodyOf(tool: AnyTool): z.ZodObject {
+  const query = tool.rest?.query ?? [];
+  return query.length ? tool.input.omit(Object.fromEntries(query.map((q) => [q, true]))) : tool.input;
+}
+
+/** The query parameters of a POST tool (`RestBinding.query`). */
+function queryOfPost(tool: AnyTool): Schema[] {
+  const shape = tool.input.shape as Record<string, z.ZodType>;
+  return (tool.rest?.query ?? []).map((name) => ({
+    name,
+    in: 'query',
+    required: !shape[name]!.safeParse(undefined).success,
+    description: shape[name]!.description,
+    schema: toSchema(shape[name]!, 'input'),
+  }));
+}
+
 function operationFor(tool: AnyTool): Schema {
   const binding = tool.rest!;
   const shape = tool.input.shape as Record<string, z.ZodType>;
@@ -97,7 +116,9 @@ function operationFor(tool: AnyTool): Schema {
       });
     }
   } else {
-    const bodySchema = binding.bodyField ? shape[binding.bodyField]! : tool.input.omit(Object.fromEntries(inPath.map((p) => [p, true])));
+    parameters.push(...queryOfPost(tool));
+    const body = bodyOf(tool);
+    const bodySchema = binding.bodyField ? shape[binding.bodyField]! : body.omit(Object.fromEntries(inPath.map((p) => [p, true])) as Record<string, true>);
     requestBody = { required: true, content: { 'application/json': { schema: toSchema(bodySchema, 'input') } } };
   }
   const responses: Schema = {

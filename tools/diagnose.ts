@@ -10,7 +10,9 @@ import { AuditEntry, LogLine, ServiceName, Status, TeamName, type Service } from
 import type { Door, NextCall } from '../core/operations/index.js';
 import type { Platform } from '../core/ports.js';
 import { quotaUse } from '../core/quantity.js';
+import type { Identity } from '../auth/identity.js';
 import { defineTool } from './define.js';
+import { visibilityOf } from './workflows.js';
 
 /** Log lines read for the diagnosis: the newest 300 of the last hour. */
 const LOG_WINDOW = { lines: 300, sinceSeconds: 3600 } as const;
@@ -47,18 +49,20 @@ export const Diagnosis = z.object({
   findings: z.array(Finding),
   nextActions: z.array(z.string()).describe('Calls that act on the findings, in the words of the caller\'s door'),
   status: Status.shape.argocd.optional(),
-  lastWorkflow: AuditEntry.pick({ workflowName: true, operation: true, status: true, timestamp: true, message: true, parameters: true }).optional(),
+  lastWorkflow: AuditEntry.pick({ workflowName: true, operation: true, status: true, timestamp: true, message: true, parameters: true })
+    .extend({ failedStep: z.string().optional().describe('Name of the step that failed') })
+    .optional(),
   errorLines: z.array(LogLine),
   quota: z.array(z.object({ resource: z.string(), allocated: z.string(), used: z.string(), percent: z.number() })),
 });
 export type Diagnosis = z.infer<typeof Diagnosis>;
 
 /**
- * The audit entries of one service's workflows, newest first (at most `limit`): its own operations and its previews'.
- * (Pre-records: scans the trail through the deprecated `recent`.)
+ * The audit entries of one service's workflows that the caller may see, newest first (at most `limit`): its own
+ * operations and its previews'.
  */
-async function serviceHistory(platform: Platform, team: string, app: string, limit: number): Promise<AuditEntry[]> {
-  return platform.audit.recent(limit, (e) => e.parameters.team_name === team && e.parameters.component_name === app);
+async function serviceHistory(platform: Platform, identity: Identity, team: string, app: string, limit: number): Promise<AuditEntry[]> {
+  return platform.audit.query({ visible: await visibilityOf(platform, identity), tenant: team, service: app, limit });
 }
 
 /** The path a build file's `HEALTHCHECK` requests (`curl -f http://127.0.0.1:8787/healthz` → `/healthz`), if any. */
@@ -77,7 +81,7 @@ export function healthcheckPath(buildFile: string): string | undefined {
 }
 
 /** Gathers the facts and findings; each source that cannot be read becomes a finding, never a failed diagnosis. */
-async function diagnose(platform: Platform, door: Door, service: Service): Promise<Diagnosis> {
+async function diagnose(platform: Platform, identity: Identity, door: Door, service: Service): Promise<Diagnosis> {
   const { team, name: app } = service;
   const findings: Finding[] = [];
   const actions: NextCall[] = [];
@@ -108,15 +112,25 @@ async function diagnose(platform: Platform, door: Door, service: Service): Promi
 
   // The last workflow, and the tag to return to when it was a failed release.
   let lastWorkflow: Diagnosis['lastWorkflow'];
-  const history = await serviceHistory(platform, team, app, 50);
+  const history = await serviceHistory(platform, identity, team, app, 50);
   const last = history[0];
   if (last) {
     const run = await platform.workflows.get(last.workflowName);
     const message = run?.message ?? last.message;
-    lastWorkflow = { workflowName: last.workflowName, operation: last.operation, status: run?.phase ?? last.status, timestamp: last.timestamp, message, parameters: last.parameters };
+    const failedStep = run?.steps.find((s) => s.status === 'failed')?.name;
+    lastWorkflow = {
+      workflowName: last.workflowName,
+      operation: last.operation,
+      status: run?.phase ?? last.status,
+      timestamp: last.timestamp,
+      message,
+      parameters: last.parameters,
+      ...(failedStep && { failedStep }),
+    };
     const what = `${last.operation}${last.parameters.action ? ` (${last.parameters.action})` : ''} ${last.workflowName}`;
     if (lastWorkflow.status === 'failed') {
-      findings.push({ area: 'workflow', severity: 'error', message: `last workflow ${what} failed: ${message}` });
+      const at = failedStep ? ` at step "${failedStep}"` : '';
+      findings.push({ area: 'workflow', severity: 'error', message: `last workflow ${what} failed${at}: ${message}` });
       act({ tool: 'platform_get_workflow', arguments: { name: last.workflowName } });
       // A failed release that left the service unhealthy: offer the newest other tag that deployed successfully.
       const good = history.find((e) => e.status === 'succeeded' && deployedTag(e) && deployedTag(e) !== deployedTag(last));
@@ -229,10 +243,9 @@ export const diagnoseService = defineTool({
   name: 'platform_diagnose_service',
   title: 'Diagnose a service',
   description:
-    'One read that explains what is wrong with a service: GitOps sync and health, its last workflow (failed step and ' +
-    'message), error lines of the last hour, tenant quota pressure and health-probe path mismatches, as findings with ' +
-    'a verdict (healthy, degraded, failing) and the next calls to make. Use first when a service is unhealthy or a ' +
-    'deploy failed. Changes nothing.',
+    'What is wrong with a service, in one read: sync and health, the last workflow\'s failed step, recent error log ' +
+    'lines, quota pressure, probe-path mismatches; findings, a verdict and the next calls. Use first when a service ' +
+    'is unhealthy or a deploy failed. Changes nothing.',
   input: z.object({ team: TeamName.describe('Tenant name, e.g. "acme"'), app: ServiceName.describe('Service name, e.g. "web"') }),
   output: Diagnosis,
   rest: { method: 'GET', path: '/api/v1/diagnose/{team}/{app}' },
@@ -240,13 +253,13 @@ export const diagnoseService = defineTool({
   kind: 'read',
   toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: true },
-  handler: async ({ team, app }, { platform, door }) => {
+  handler: async ({ team, app }, { platform, identity, door }) => {
     const service = await platform.backend.getService(team, app);
     if (!service) {
       if (!(await platform.backend.getTenant(team))) throw new NotFound(`tenant not found: ${team}`);
       throw new NotFound(`service not found: ${team}/${app}; the tenant's services: ${door.name({ tool: 'platform_list_services', arguments: { team } })}`);
     }
-    return diagnose(platform, door, service);
+    return diagnose(platform, identity, door, service);
   },
 });
 

@@ -209,3 +209,36 @@ export async function requireQuotaHeadroom(ctx: PreflightContext, team: string, 
       'to raise the tenant\'s quotas.',
   );
 }
+
+/** How far back {@link requireDeployedTag} looks: the service's newest executions. */
+export const DEPLOY_HISTORY_LIMIT = 500;
+
+/**
+ * `tag` must have run on the service before (rollback-service): its current tag, or the tag of a deploy, onboarding
+ * or rollback of this service that succeeded — by the audit trail of the tenant's current identity (a deleted tenant
+ * of the same name ran other things), among its newest {@link DEPLOY_HISTORY_LIMIT} executions.
+ * @throws NotFound for the tenant or service (as {@link requireService}).
+ * @throws InvalidParams `target_tag: <tag> was never deployed to <team>/<service>`, listing the tags that were (newest
+ *   first) and naming the workflow history.
+ */
+export async function requireDeployedTag(ctx: PreflightContext, team: string, service: string, tag: string): Promise<void> {
+  await requireService(ctx, team, service);
+  const current = (await ctx.backend.getService(team, service))?.imageTag;
+  if (current === tag) return;
+  const ref = await ctx.backend.getTenantRef(team);
+  const entries = await ctx.audit.query({ visible: 'all', tenant: team, service, limit: DEPLOY_HISTORY_LIMIT });
+  const deployed: string[] = current ? [current] : [];
+  for (const e of entries) {
+    if (e.status !== 'succeeded' || (ref && e.tenantUid !== undefined && e.tenantUid !== ref.uid)) continue;
+    const ran = e.operation === 'rollback-service' ? e.parameters.target_tag
+      : e.operation === 'deploy-service' && e.parameters.action !== 'update-config' ? e.parameters.git_tag : undefined;
+    if (ran === tag) return;
+    if (ran && !deployed.includes(ran)) deployed.push(ran);
+  }
+  const history: NextCall = { tool: 'platform_list_workflows', arguments: { team, service } };
+  throw new InvalidParams(
+    `target_tag: ${tag} was never deployed to ${team}/${service}; ` +
+      (deployed.length ? `tags it ran, newest first: ${deployed.join(', ')}` : 'no tag has been deployed to it yet') +
+      `. Its history: ${ctx.door.name(history)}`,
+  );
+}

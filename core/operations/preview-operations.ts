@@ -27,8 +27,8 @@ export const deployPreview = defineOperation({
   },
   description:
     'Starts an ephemeral preview environment of an existing service at an image tag, with its own host, removed ' +
-    'automatically after ttl_hours (at most 720). Use to review a build before it goes to the main environment. ' +
-    'Refused at once when the tenant\'s quota has no room for it.',
+    'automatically after ttl_hours (at most 720). Use to review a build before it goes to the main environment; ' +
+    'refused at once when the quota is full.',
   parameters: z
     .strictObject({
       team_name: TeamNameParam,

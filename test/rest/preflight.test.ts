@@ -150,6 +150,24 @@ describe('what must exist, and what must not (issue 11 item 4)', () => {
   });
 });
 
+describe('rollback to a tag the service ran (issue 11 item 4)', () => {
+  it('refuses with 400 a tag never deployed to the service, listing the tags it ran; accepts one it ran', async () => {
+    await executed('root', 'create-tenant', { team_name: 'rolls', admins: 'rita' });
+    await registerRepository(pds, 'rita', 'rolls', 'rolls/web');
+    expect((await executed('rita', 'deploy-service', onboard('rolls', 'web', 'rolls/web'))).audit.status).toBe('succeeded');
+    const deploy = { action: 'deploy', team_name: 'rolls', component_name: 'web', dockerfile_repo: 'rolls/web' };
+    expect((await executed('rita', 'deploy-service', { ...deploy, git_tag: '0.1.1' })).audit.status).toBe('succeeded');
+    const before = await auditCount();
+    const never = await execute('rita', 'rollback-service', { team_name: 'rolls', component_name: 'web', target_tag: '0.0.9' });
+    expect(never.status).toBe(400);
+    expect(never.body.error).toBe(
+      'target_tag: 0.0.9 was never deployed to rolls/web; tags it ran, newest first: 0.1.1, 0.1.0. Its history: GET /api/v1/workflows?team=rolls&service=web',
+    );
+    expect(await auditCount()).toBe(before);
+    expect((await executed('rita', 'rollback-service', { team_name: 'rolls', component_name: 'web', target_tag: '0.1.0' })).audit.status).toBe('succeeded');
+  });
+});
+
 describe('quota headroom for onboarding and previews (issue 11 item 4)', () => {
   // quinn, not alice: the write limit (20/min per user) is alice's to spend in the other tests.
   it('refuses with 403 an onboarding or a preview the tenant\'s quota has no room for, naming what frees room, and audits nothing', async () => {

@@ -28,7 +28,8 @@ async function setUp(): Promise<{ platform: Platform; deps: InvokeDeps }> {
       const text = BUILD_FILES[repo];
       if (text === undefined) throw new NotFound(`repository ${repo} not found`);
       const wanted = options?.read ?? [];
-      return { paths: ['Dockerfile'], files: wanted.includes('Dockerfile') ? { Dockerfile: text } : {} };
+      const files: Record<string, string> = wanted.includes('Dockerfile') ? { Dockerfile: text } : {};
+      return { paths: ['Dockerfile'], files };
     },
   };
   const platform: Platform = { ...sandbox, kind: sandbox.kind, codeHost, ready: () => sandbox.ready(), close: () => sandbox.close() };
@@ -49,6 +50,7 @@ describe('platform_diagnose_service', () => {
     expect(d.summary).toBe('acme/web is healthy: 0.1.0 runs at https://acme-web.apps.test');
     expect(d.status).toMatchObject({ syncStatus: 'Synced', healthStatus: 'Healthy' });
     expect(d.lastWorkflow).toMatchObject({ operation: 'deploy-service', status: 'succeeded' });
+    expect(d.lastWorkflow?.failedStep).toBeUndefined();
     expect(d.errorLines).toEqual([]);
     expect(d.quota.map((q) => q.resource)).toEqual(['cpu', 'memory', 'pods']);
     expect(d.nextActions).toEqual(['platform_get_service {"team":"acme","app":"web"}']);
@@ -66,7 +68,7 @@ describe('platform_diagnose_service', () => {
     expect(d.findings).toContainEqual({
       area: 'workflow',
       severity: 'error',
-      message: `last workflow rollback-service ${name} failed: tag 0.0.9 was never deployed for acme/web; deployed tags: 0.1.0`,
+      message: `last workflow rollback-service ${name} failed at step "validate rollback of acme/web to 0.0.9": tag 0.0.9 was never deployed for acme/web; deployed tags: 0.1.0`,
     });
     expect(d.summary).toMatch(/^acme\/web is failing: last workflow rollback-service .* failed/);
     expect(d.errorLines.at(-1)?.line).toMatch(/failed/);
