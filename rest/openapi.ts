@@ -38,7 +38,7 @@ function sharedOperationFor(tools: readonly AnyTool[]): Schema {
     schema: { type: 'string', enum: tools.map((t) => t.rest!.pathValues![name]) },
   }));
   parameters.push(...queryOfPost(first));
-  const bodies = tools.map((t) => toSchema(bodyOf(t), 'input'));
+  const bodies = tools.map((t) => bodySchemaOf(t));
   const valueOf = (t: AnyTool) => pinnedNames.map((n) => t.rest!.pathValues![n]).join('/');
   const what = first.operation ? 'operation' : 'value';
   return {
@@ -77,10 +77,17 @@ function sharedOperationFor(tools: readonly AnyTool[]): Schema {
   };
 }
 
-/** The input of a POST tool without the fields it reads from the query string. */
-function bodyOf(tool: AnyTool): z.ZodObject {
-  const query = tool.rest?.query ?? [];
-  return query.length ? tool.input.omit(Object.fromEntries(query.map((q) => [q, true]))) : tool.input;
+/**
+ * The OpenAPI schema of a POST tool's body: its input without the fields it reads from the query string (removed from
+ * the JSON Schema, since zod cannot omit keys of an object with refinements).
+ */
+function bodySchemaOf(tool: AnyTool, schema: z.ZodType = tool.input): Schema {
+  const json = toSchema(schema, 'input') as Schema & { properties?: Record<string, unknown>; required?: string[] };
+  for (const name of tool.rest?.query ?? []) {
+    if (json.properties) delete json.properties[name];
+    if (json.required) json.required = json.required.filter((r) => r !== name);
+  }
+  return json;
 }
 
 /** The query parameters of a POST tool (`RestBinding.query`). */
@@ -117,9 +124,8 @@ function operationFor(tool: AnyTool): Schema {
     }
   } else {
     parameters.push(...queryOfPost(tool));
-    const body = bodyOf(tool);
-    const bodySchema = binding.bodyField ? shape[binding.bodyField]! : body.omit(Object.fromEntries(inPath.map((p) => [p, true])) as Record<string, true>);
-    requestBody = { required: true, content: { 'application/json': { schema: toSchema(bodySchema, 'input') } } };
+    const bodySchema = binding.bodyField ? shape[binding.bodyField]! : tool.input.omit(Object.fromEntries(inPath.map((p) => [p, true])));
+    requestBody = { required: true, content: { 'application/json': { schema: bodySchemaOf(tool, bodySchema) } } };
   }
   const responses: Schema = {
     200: { description: 'Success', content: { 'application/json': { schema: toSchema(tool.output, 'output') } } },

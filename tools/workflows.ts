@@ -89,7 +89,7 @@ export const listWorkflows = defineTool({
   title: 'List workflows',
   description:
     'Workflow history, newest first (name, operation, phase, times, caller, parameters, message) by team, service ' +
-    'or operation. Changes nothing.',
+    'or operation.',
   input: z.object({
     team: TeamName.optional().describe('e.g. "acme"'),
     service: ServiceName.optional().describe('Needs team, e.g. "web"'),
@@ -98,7 +98,7 @@ export const listWorkflows = defineTool({
       .refine(isOperationId, `must be an operation name: ${OPERATION_IDS.join(', ')}`)
       .optional()
       .describe('e.g. "deploy-service"'),
-    limit: z.coerce.number().int().min(1).max(MAX_WORKFLOWS).default(20),
+    limit: z.coerce.number().int().min(1).max(MAX_WORKFLOWS).default(20).describe('e.g. 20'),
   }),
   output: z.object({
     items: z.array(
