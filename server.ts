@@ -30,6 +30,9 @@ import type { WriteLimiter } from './tools/define.js';
 import { checkedTools } from './tools/registry.js';
 
 /** A listening pds. */
+
+/** How long closing waits for requests in flight (waits answering at shutdown) before cutting connections, ms. */
+const CLOSE_GRACE_MS = 2000;
 export interface RunningServer {
   /** `http://<host>:<port>` actually bound (port 0 resolved). */
   url: string;
@@ -145,11 +148,16 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     platform,
     app,
     async close() {
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
-      await platform.close();
+      // Stop accepting, then close the platform, which aborts Platform.shutdown first: calls waiting on a workflow
+      // (wait_seconds) answer at once with its current state. Connections still open after a grace period are cut.
+      const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      const platformClosed = platform.close();
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([httpClosed, new Promise<void>((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(grace);
+      http.closeAllConnections();
+      await Promise.all([httpClosed, platformClosed]);
       redis?.disconnect();
     },
   };
