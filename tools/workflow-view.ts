@@ -81,6 +81,26 @@ export function progressOf(run: Pick<WorkflowRun, 'phase' | 'steps' | 'message'>
 }
 
 /**
+ * A function that sends a run's progress (MCP `notifications/progress`) to a caller that asked for it: once per change
+ * of step, with a value that always grows (a new message at the same count is sent with a small bump), as MCP
+ * requires. A no-op without `interaction.wantsProgress`.
+ */
+export function progressReporter(interaction: CallInteraction | undefined): (run: Pick<WorkflowRun, 'phase' | 'steps' | 'message'>) => Promise<void> {
+  let reported = -1;
+  let reportedMessage = '';
+  return async (run) => {
+    if (!interaction?.wantsProgress) return;
+    const { progress, total, message } = progressOf(run);
+    const value = progress > reported ? progress : message !== reportedMessage ? reported + 0.001 : undefined;
+    if (value === undefined) return;
+    reported = value;
+    reportedMessage = message;
+    // A notification that cannot be sent (the caller went away) is no reason to fail the call.
+    await interaction.progress(value, total, message).catch(() => undefined);
+  };
+}
+
+/**
  * The settled details of a run: the host of the service it acted on (when that service exists now — a retired one
  * has none) and, for a failed run, its failed step with the last {@link LOG_TAIL_LINES} lines the logs port has for
  * that workflow and step. Sources that cannot be read leave their part out.
@@ -123,32 +143,22 @@ export async function waitForWorkflow(
   const first = await platform.workflows.get(name);
   if (!first || first.phase !== 'submitted' || !seconds || platform.shutdown.aborted || interaction?.signal.aborted) return first;
   let latest = first;
-  let reported = -1;
-  let reportedMessage = '';
-  const report = (run: WorkflowRun) => {
-    if (!interaction?.wantsProgress) return;
-    const { progress, total, message } = progressOf(run);
-    // Progress must grow; a new step message at the same count is sent with a fractional bump.
-    const value = progress > reported ? progress : message !== reportedMessage ? reported + 0.001 : undefined;
-    if (value === undefined) return;
-    reported = value;
-    reportedMessage = message;
-    interaction.progress(value, total, message).catch(() => undefined);
-  };
-  report(first);
+  const report = progressReporter(interaction);
+  let sending = report(first);
   return new Promise<WorkflowRun>((resolve) => {
     const signals = [platform.shutdown, interaction?.signal].filter((s): s is AbortSignal => s !== undefined);
     const finish = () => {
       clearTimeout(timer);
       unsubscribe();
       for (const signal of signals) signal.removeEventListener('abort', finish);
-      resolve(latest);
+      // Notifications already under way go out before the answer (a client drops progress that follows its result).
+      void sending.then(() => resolve(latest));
     };
     const timer = setTimeout(finish, seconds * 1000);
     const unsubscribe = platform.workflows.onChange((run) => {
       if (run.name !== name) return;
       latest = run;
-      report(run);
+      sending = sending.then(() => report(run));
       if (run.phase !== 'submitted') finish();
     });
     for (const signal of signals) signal.addEventListener('abort', finish, { once: true });
