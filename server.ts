@@ -32,6 +32,9 @@ import type { WriteLimiter } from './tools/define.js';
 import { checkedTools } from './tools/registry.js';
 
 /** A listening pds. */
+
+/** How long closing waits for requests in flight (waits answering at shutdown) before cutting connections, ms. */
+const CLOSE_GRACE_MS = 2000;
 export interface RunningServer {
   /** `http://<host>:<port>` actually bound (port 0 resolved). */
   url: string;
@@ -183,6 +186,28 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       await platform.close();
       await redis?.quit().catch(() => redis.disconnect());
     })());
+  /**
+   * Stop accepting, abort `Platform.shutdown` (waiting calls answer at once), let requests in flight finish within
+   * `graceMs` (milliseconds), then cut what is left and release the platform and Redis.
+   * @returns how many requests were still unanswered when the grace period ended.
+   */
+  const drain = async (graceMs: number): Promise<{ unfinished: number }> => {
+    draining.abort();
+    for (const res of inflight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+    http.closeIdleConnections();
+    const allAnswered = inflight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (drained = resolve));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+    const outcome = await Promise.race([allAnswered.then(() => 'drained' as const), late]);
+    clearTimeout(timer);
+    const unfinished = outcome === 'late' ? inflight.size : 0;
+    if (unfinished) log.warn({ unfinished, graceMs }, 'shutdown: requests still running at the end of the grace period; closing their connections');
+    http.closeAllConnections();
+    await stopped;
+    await release();
+    return { unfinished };
+  };
   const port = (http.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   return {
@@ -194,29 +219,12 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     log,
     metrics,
     async close() {
-      draining.abort();
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
-      await release();
+      // A quick stop (tests, error paths): the drain of shutdown() with a short grace, so calls waiting on a workflow
+      // (wait_seconds) still answer with its current state before connections are cut.
+      await drain(CLOSE_GRACE_MS);
     },
     async shutdown(graceMs = config.shutdownSeconds * 1000) {
-      draining.abort();
-      for (const res of inflight) if (!res.headersSent) res.setHeader('Connection', 'close');
-      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-      http.closeIdleConnections();
-      const allAnswered = inflight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (drained = resolve));
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
-      const outcome = await Promise.race([allAnswered.then(() => 'drained' as const), late]);
-      clearTimeout(timer);
-      const unfinished = outcome === 'late' ? inflight.size : 0;
-      if (unfinished) log.warn({ unfinished, graceMs }, 'shutdown: requests still running at the end of the grace period; closing their connections');
-      http.closeAllConnections();
-      await stopped;
-      await release();
-      return { unfinished };
+      return drain(graceMs);
     },
   };
 }

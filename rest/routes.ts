@@ -7,7 +7,7 @@
  */
 import type Router from '@koa/router';
 import type { Context, Middleware, ParameterizedContext } from 'koa';
-import { NotFound } from '../core/errors.js';
+import { InvalidParams, NotFound } from '../core/errors.js';
 import type { Door } from '../core/operations/index.js';
 import { fillPath, pathParams, type AnyTool } from '../tools/define.js';
 import { DOOR_HEADER, type Doors } from '../tools/door.js';
@@ -44,6 +44,15 @@ export function requestInput(tool: AnyTool, ctx: Context): Record<string, unknow
     input[binding.bodyField] = jsonObjectBody(ctx);
   } else {
     input = jsonObjectBody(ctx);
+  }
+  if (binding.method === 'POST' && binding.query?.length) {
+    const query = queryParameters(ctx);
+    for (const name of binding.query) {
+      if (Object.hasOwn(input, name)) {
+        throw new InvalidParams(`${name}: not a body field; pass it in the URL, e.g. ?${name}=30`);
+      }
+      if (query[name] !== undefined) input[name] = query[name];
+    }
   }
   // Path parameters win over anything in the query or body.
   for (const name of pathParams(binding.path)) {
