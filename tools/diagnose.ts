@@ -246,7 +246,7 @@ export const diagnoseService = defineTool({
     'What is wrong with a service, in one read: sync and health, the last workflow\'s failed step, recent error log ' +
     'lines, quota pressure, probe-path mismatches; findings, a verdict and the next calls. Use first when a service ' +
     'is unhealthy or a deploy failed. Changes nothing.',
-  input: z.object({ team: TeamName.describe('Tenant name, e.g. "acme"'), app: ServiceName.describe('Service name, e.g. "web"') }),
+  input: z.object({ team: TeamName.describe('Tenant, e.g. "acme"'), app: ServiceName.describe('Service, e.g. "web"') }),
   output: Diagnosis,
   rest: { method: 'GET', path: '/api/v1/diagnose/{team}/{app}' },
   access: { tenant: (i) => i.team, role: 'viewer' },

@@ -23,7 +23,7 @@ export const WaitSeconds = z.coerce
   .min(0, 'must be at least 0')
   .max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS}`)
   .optional()
-  .describe('Seconds to wait for the outcome (default 0)');
+  .describe('Seconds to wait for the outcome');
 
 /** Phases of the workflow view: the SPEC's three, with `running` once a step has started. */
 export const WorkflowPhase = z.enum(['submitted', 'running', 'succeeded', 'failed']);

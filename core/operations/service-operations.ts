@@ -241,7 +241,7 @@ export const rollbackService = defineOperation({
   followUp: checkStatus,
   description:
     'Returns a service to an image tag it ran before, without rebuilding. Use when a release is bad; earlier tags: ' +
-    'platform_list_workflows. Refused at once for a tag never deployed to the service.',
+    'platform_list_workflows. Refused at once for a tag it never ran.',
   parameters: z
     .strictObject({
       team_name: TeamNameParam,

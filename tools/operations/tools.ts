@@ -37,15 +37,18 @@ const WHO_MAY_RUN: Readonly<Record<OperationRole, string>> = {
  */
 export function operationDescription(contract: AnyOperationContract): string {
   const then = contract.followUp ? `; then ${contract.followUp.tool} to ${contract.followUp.why}` : '';
-  const follows = `Usually takes ${contract.duration}; wait_seconds waits for it${then}.`;
+  const follows = `Usually takes ${contract.duration}${then}.`;
   return `${contract.description} ${follows} ${WHO_MAY_RUN[contract.role]}`;
 }
 
 /** The tool of one operation. */
 export function operationTool(contract: AnyOperationContract): AnyTool {
-  const input = (contract.requiresConfirm ? contract.parameters.safeExtend({ confirm: Confirm }) : contract.parameters).safeExtend({
+  const extended = (contract.requiresConfirm ? contract.parameters.safeExtend({ confirm: Confirm }) : contract.parameters).safeExtend({
     wait_seconds: WaitSeconds,
   });
+  // An extension is a new schema: carry the contract's JSON Schema additions (deploy-service's per-action oneOf) over.
+  const meta = contract.parameters.meta();
+  const input = meta ? extended.meta(meta) : extended;
   return defineTool({
     name: contract.tool,
     title: contract.title,
