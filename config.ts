@@ -86,6 +86,15 @@ const Env = z.object({
   PDS_ALLOWED_ORIGINS: csv.pipe(z.array(origin)),
   PDS_WORKFLOW_NAMESPACE: namespace.default('pds-workflows'),
   PDS_ARGOCD_NAMESPACE: namespace.default('argocd'),
+  PDS_REGISTRY: z
+    .string()
+    .regex(/^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/, 'must be a registry host with an optional path, e.g. "registry.example.com/pds"')
+    .default('registry.localhost/pds'),
+  PDS_GITOPS_REPO: z.string().optional(),
+  PDS_LOKI_URL: url('http://loki.monitoring:3100').optional(),
+  PDS_GITHUB_APP_ID: z.string().regex(/^[0-9]+$/, 'must be the GitHub App\'s numeric id, e.g. "123456"').optional(),
+  PDS_GITHUB_APP_PRIVATE_KEY: z.string().optional(),
+  PDS_GITHUB_APP_PRIVATE_KEY_FILE: z.string().optional(),
   PDS_TOOLSETS: z
     .string()
     .default('all')
@@ -168,6 +177,17 @@ export interface Config {
   workflowNamespace: string;
   /** `PDS_ARGOCD_NAMESPACE` (default `argocd`): where Argo CD Applications live; no tenant may take the name. */
   argocdNamespace: string;
+  /** `PDS_REGISTRY`: images are `<registry>/<team>/<service>:<tag>` (kubernetes backend). */
+  registry: string;
+  /** `PDS_GITOPS_REPO`: the GitOps repository the WorkflowTemplates write (shown in notes; the templates read their own copy). */
+  gitopsRepo?: string;
+  /** `PDS_LOKI_URL`: service logs from Loki `query_range` instead of the pods (kubernetes backend). */
+  lokiUrl?: string;
+  /**
+   * The GitHub App (kubernetes backend): `PDS_GITHUB_APP_ID` with `PDS_GITHUB_APP_PRIVATE_KEY` (PEM) or
+   * `PDS_GITHUB_APP_PRIVATE_KEY_FILE` (read at start-up); absent when not configured.
+   */
+  githubApp?: { appId: string; privateKey?: string; privateKeyFile?: string };
 }
 
 /**
@@ -189,6 +209,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (Boolean(e.PDS_GITHUB_OAUTH_CLIENT_ID) !== Boolean(e.PDS_GITHUB_OAUTH_CLIENT_SECRET)) {
     problems.push('  PDS_GITHUB_OAUTH_CLIENT_ID, PDS_GITHUB_OAUTH_CLIENT_SECRET: set both (a GitHub OAuth app) or neither');
+  }
+  if (e.PDS_GITHUB_APP_ID && !(e.PDS_GITHUB_APP_PRIVATE_KEY || e.PDS_GITHUB_APP_PRIVATE_KEY_FILE)) {
+    problems.push('  PDS_GITHUB_APP_PRIVATE_KEY, PDS_GITHUB_APP_PRIVATE_KEY_FILE: set one of them with PDS_GITHUB_APP_ID (the app\'s private key, PEM)');
   }
   if (problems.length) throw new Error(`invalid configuration:\n${problems.join('\n')}`);
   return {
@@ -227,5 +250,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     toolsets: e.PDS_TOOLSETS,
     workflowNamespace: e.PDS_WORKFLOW_NAMESPACE,
     argocdNamespace: e.PDS_ARGOCD_NAMESPACE,
+    registry: e.PDS_REGISTRY,
+    gitopsRepo: e.PDS_GITOPS_REPO,
+    lokiUrl: e.PDS_LOKI_URL,
+    ...(e.PDS_GITHUB_APP_ID && {
+      githubApp: { appId: e.PDS_GITHUB_APP_ID, privateKey: e.PDS_GITHUB_APP_PRIVATE_KEY, privateKeyFile: e.PDS_GITHUB_APP_PRIVATE_KEY_FILE },
+    }),
   };
 }

@@ -11,6 +11,8 @@ import type Router from '@koa/router';
 import { createLogger, silentLogger, type Logger } from './core/logger.js';
 import type { Platform } from './core/ports.js';
 import { createSandboxPlatform } from './adapters/sandbox/index.js';
+import { createKubernetesPlatform } from './adapters/kubernetes/index.js';
+import { readPrivateKey } from './adapters/github/app.js';
 import { connectRedis } from './adapters/redis/connect.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { loadOrCreateSecret } from './auth/self-issued.js';
@@ -92,7 +94,7 @@ export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Upstre
 /**
  * The platform for `config.backend`.
  * @param shutdown aborted when pds begins shutting down; the platform's `shutdown` signal follows it.
- * @throws Error for `kubernetes` until the cluster adapters land.
+ * @throws Error for `kubernetes` without `PDS_DATABASE_URL`, without a cluster, or when its caches cannot be filled.
  */
 export async function buildPlatform(config: Config, log: Logger = silentLogger, shutdown?: AbortSignal): Promise<Platform> {
   if (config.backend === 'sandbox') {
@@ -105,7 +107,20 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
       githubAppSlug: config.githubAppSlug,
     });
   }
-  throw new Error('PDS_BACKEND=kubernetes is not available in this build yet; use PDS_BACKEND=sandbox');
+  const privateKey = config.githubApp && readPrivateKey(config.githubApp.privateKey, config.githubApp.privateKeyFile);
+  return createKubernetesPlatform({
+    log,
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    workflowNamespace: config.workflowNamespace,
+    argocdNamespace: config.argocdNamespace,
+    registry: config.registry,
+    domain: config.domain,
+    lokiUrl: config.lokiUrl,
+    githubAppSlug: config.githubAppSlug,
+    ...(config.githubApp &&
+      privateKey && { githubApp: { appId: config.githubApp.appId, privateKey, slug: config.githubAppSlug, apiUrl: config.githubApiUrl } }),
+  });
 }
 
 /**

@@ -31,6 +31,8 @@ export interface Watched<T extends KubernetesObject> extends ObjectCache<T> {
   readonly synced: Promise<void>;
   /** True once the first list has filled the cache. */
   readonly isSynced: boolean;
+  /** The last list or watch failure, until the informer lists again. */
+  readonly lastError: unknown;
   on(verb: 'add' | 'update' | 'delete', cb: (obj: T) => void): void;
   stop(): Promise<void>;
 }
@@ -50,12 +52,14 @@ export function watch<T extends KubernetesObject>(
   const informer: Informer<T> & ObjectCache<T> = makeInformer(kc, path, list, labelSelector);
   let stopped = false;
   let isSynced = false;
+  let lastError: unknown;
   let markSynced!: () => void;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
   let timer: NodeJS.Timeout | undefined;
   const start = () => {
     informer.start().then(
       () => {
+        lastError = undefined;
         isSynced = true;
         markSynced();
       },
@@ -64,6 +68,7 @@ export function watch<T extends KubernetesObject>(
   };
   const restart = (err: unknown) => {
     if (stopped) return;
+    lastError = err;
     log.warn({ err, informer: what }, 'informer stopped; starting it again');
     clearTimeout(timer);
     timer = setTimeout(start, RESTART_MS);
@@ -75,6 +80,9 @@ export function watch<T extends KubernetesObject>(
     synced,
     get isSynced() {
       return isSynced;
+    },
+    get lastError() {
+      return lastError;
     },
     get: (name, namespace) => informer.get(name, namespace),
     list: (namespace) => informer.list(namespace),
@@ -158,6 +166,21 @@ export class ClusterCache {
     await Promise.all(this.all.map((w) => w.synced));
   }
 
+  /**
+   * Wait for the first list of every cache.
+   * @throws Error naming each informer not synced within `timeoutMs` and its last error (e.g. a 403: a missing RBAC rule).
+   */
+  async waitForSync(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+    const outcome = await Promise.race([this.synced(), timeout]);
+    clearTimeout(timer);
+    if (outcome !== 'timeout') return;
+    const names = ['namespaces', 'resourcequotas', 'rolebindings', 'applications', 'deployments', 'workflows'];
+    const stuck = this.all.flatMap((w, i) => (w.isSynced ? [] : [`${names[i]}${w.lastError ? ` (${describe(w.lastError)})` : ''}`]));
+    throw new Error(`the cluster caches did not fill within ${timeoutMs / 1000} s: ${stuck.join(', ')}`);
+  }
+
   /** True once every cache holds its first list. */
   get isSynced(): boolean {
     return this.all.every((w) => w.isSynced);
@@ -166,4 +189,18 @@ export class ClusterCache {
   async stop(): Promise<void> {
     await Promise.all(this.all.map((w) => w.stop()));
   }
+}
+
+/** An API error in one line: `HTTP 403: <message>`, or the error's message. */
+export function describe(err: unknown): string {
+  const e = err as { code?: number; body?: unknown; message?: string };
+  let detail: string | undefined;
+  if (typeof e.body === 'string') {
+    try {
+      detail = (JSON.parse(e.body) as { message?: string }).message;
+    } catch {
+      detail = e.body.slice(0, 200);
+    }
+  } else if (e.body && typeof e.body === 'object') detail = (e.body as { message?: string }).message;
+  return `${e.code ? `HTTP ${e.code}: ` : ''}${detail ?? e.message ?? String(err)}`;
 }
