@@ -51,9 +51,12 @@ export default defineConfig({
         test: {
           name: 'cluster',
           include: ['test/cluster/**/*.test.ts'],
-          // A real redis-server, and a real kube-apiserver with etcd and kube-controller-manager
-          // (inject('kubeconfigPath')), started once, only when a cluster suite runs.
-          globalSetup: ['test/setup/redis.ts', 'test/setup/kube-apiserver.ts'],
+          // A real redis-server, a real PostgreSQL (the kubernetes backend's records), and a real kube-apiserver with
+          // etcd and kube-controller-manager (inject('kubeconfigPath')), started once, only when a cluster suite runs.
+          globalSetup: ['test/setup/redis.ts', 'test/setup/postgres.ts', 'test/setup/kube-apiserver.ts'],
+          // The suites share one control plane and its cluster-wide objects (the workflow ConfigMap's GitOps
+          // repository, the Argo CD namespace, the stand-in controllers): one file at a time.
+          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

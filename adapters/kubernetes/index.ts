@@ -53,6 +53,8 @@ export interface KubernetesPlatformOptions {
   reaperEveryMs?: number;
   /** Ghost reconciler rounds, milliseconds (default 60,000). */
   reconcileEveryMs?: number;
+  /** Seconds an unfinished record may lack its Workflow before it is settled as vanished (default 60). */
+  vanishedAfterSeconds?: number;
   /** Milliseconds to wait for the caches at start-up (default 30,000). */
   syncTimeoutMs?: number;
   fetch?: typeof fetch;
@@ -102,6 +104,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     domain: options.domain,
     tenantUid: async (team) => (await tenantRef(team))?.uid,
     reconcileEveryMs: options.reconcileEveryMs,
+    vanishedAfterSeconds: options.vanishedAfterSeconds,
     log,
   });
   engine.start();
