@@ -172,9 +172,21 @@ export class PreviewReaper {
     return submitted;
   }
 
+  /** Stop, and give the Lease up if held, so another replica takes over at once rather than after it expires. */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
     await this.round;
+    try {
+      const lease = await this.leases.readNamespacedLease({ name: REAPER_LEASE, namespace: this.options.leaseNamespace });
+      if (lease.spec?.holderIdentity !== this.identity) return;
+      await this.leases.replaceNamespacedLease({
+        name: REAPER_LEASE,
+        namespace: this.options.leaseNamespace,
+        body: { ...lease, spec: { ...lease.spec, holderIdentity: undefined, renewTime: new V1MicroTime(0) } },
+      });
+    } catch (err) {
+      this.options.log.debug({ err }, 'could not give up the preview reaper Lease; it expires by itself');
+    }
   }
 }

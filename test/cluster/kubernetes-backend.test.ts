@@ -48,9 +48,10 @@ async function submit(p: KubernetesPlatform, operation: OperationId, input: Reco
 /** Submit and wait until the workflow settles. */
 async function runToEnd(p: KubernetesPlatform, operation: OperationId, input: Record<string, string>): Promise<WorkflowRun> {
   const name = await submit(p, operation, input);
+  // Settled means recorded: the audit entry has its final status too (the live Workflow may show it a moment earlier).
   return until(`${name} to settle`, async () => {
-    const run = await p.workflows.get(name);
-    return run && run.phase !== 'submitted' ? run : undefined;
+    const audit = await p.audit.get(name);
+    return audit && audit.status !== 'submitted' ? p.workflows.get(name) : undefined;
   }, 90);
 }
 
@@ -220,15 +221,19 @@ describe.sequential('the kubernetes backend', () => {
 
   it('settles workflows that finished, or vanished, while pds was down (the ghost reconciler)', async () => {
     h.controller.hold('rollback-service-');
-    const finishing = await submit(platform, 'rollback-service', { team_name: TEAM, component_name: 'web', target_tag: '0.1.0' });
-    const vanishing = await submit(platform, 'retire-service', { team_name: TEAM, component_name: 'ghost' });
-    await until('both running', async () => (await readWorkflow(finishing)).status?.phase === 'Running' && (await readWorkflow(vanishing)).status?.phase === 'Running');
-    await platform.close();
-    // While pds is down: one Workflow finishes, the other is deleted before anyone saw it end.
-    await h.admin.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...argo, namespace: WORKFLOWS, plural: 'workflows', name: vanishing });
-    h.controller.release('rollback-service-');
+    let finishing: string;
+    let vanishing: string;
+    try {
+      finishing = await submit(platform, 'rollback-service', { team_name: TEAM, component_name: 'web', target_tag: '0.1.0' });
+      await until('the rollback running', async () => (await readWorkflow(finishing)).status?.phase === 'Running');
+      vanishing = await submit(platform, 'retire-service', { team_name: TEAM, component_name: 'ghost' });
+      await platform.close();
+      // While pds is down: one Workflow is deleted before anyone saw it end, the other finishes.
+      await h.admin.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...argo, namespace: WORKFLOWS, plural: 'workflows', name: vanishing });
+    } finally {
+      h.controller.release('rollback-service-');
+    }
     await until('the rollback Workflow to finish', async () => (await readWorkflow(finishing)).status?.phase === 'Succeeded', 90);
-    h.controller.release('retire-service-');
     platform = await h.platform({ vanishedAfterSeconds: 0 });
     const settledRollback = await until('the rollback settled', async () => {
       const a = await platform.audit.get(finishing);
