@@ -15,34 +15,17 @@ import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { NotFound, PlatformError, Upstream } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import type { AuditEntry, AuditStatus } from '../../core/model.js';
+import type { AuditStatus } from '../../core/model.js';
 import { workflowTemplateName } from '../../core/names.js';
 import { isOperationId, type OperationId } from '../../core/operations/index.js';
-import type { WorkflowEngine, WorkflowRun, WorkflowSubmission } from '../../core/ports.js';
+import type { WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
 import type { RecordStore, WorkflowRecord } from '../sql/index.js';
 import { describe, type ClusterCache } from './informers.js';
 import { ANNOTATION, ARGO_GROUP, ARGO_VERSION, LABEL, type Workflow, type WorkflowNode } from './objects.js';
 import { clusterOperations, envSecretName, type ArgumentFactory } from './operations.js';
 
-/** One step of a workflow as pds reports it (port-spec `WorkflowStep`). */
-export interface WorkflowStep {
-  name: string;
-  status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
-  startedAt?: string;
-  finishedAt?: string;
-  message?: string;
-}
-
-/** A workflow with what the cluster engine knows beyond {@link WorkflowRun} (port-spec phase 2 fields). */
-export interface ClusterWorkflowRun extends WorkflowRun {
-  team?: string;
-  service?: string;
-  tenantUid?: string;
-  userId: string;
-  /** As recorded: secret values redacted. */
-  parameters: Record<string, string>;
-  steps: WorkflowStep[];
-}
+/** A workflow as the cluster engine reports it (the port's {@link WorkflowRun}). */
+export type ClusterWorkflowRun = WorkflowRun;
 
 export interface ArgoEngineOptions {
   kc: KubeConfig;
@@ -149,13 +132,13 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   }
 
   /**
-   * Submit one Workflow: record it (and `submission.audit`, when the pipeline hands the entry to the engine) in one
-   * transaction, create the Workflow, then the env Secret it owns.
+   * Submit one Workflow: record it and its audit entry in one transaction, create the Workflow, then the env Secret it
+   * owns.
    * @throws NotFound when the tenant does not exist (every operation but create-tenant).
    * @throws Upstream when the API server refuses the Workflow or its Secret; the record is then settled `failed` and
    *   nothing stays behind in the cluster.
    */
-  async submit(submission: WorkflowSubmission & { audit?: AuditEntry; tenantUid?: string }): Promise<void> {
+  async submit(submission: WorkflowSubmission): Promise<void> {
     const { name, operation, userId } = submission;
     const params = submission.parameters as { team_name: string; component_name?: string };
     const team = params.team_name;
@@ -170,7 +153,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     const args = factory(submission.parameters as never, { registry: this.options.registry, domain: this.options.domain, tenantUid, workflowName: name });
     const startedAt = this.now().toISOString();
     await this.options.records.transaction(async (tx) => {
-      if (submission.audit) await tx.audit.append(submission.audit, { tenantUid: operation === 'create-tenant' ? null : tenantUid });
+      await tx.audit.append(submission.audit, { tenantUid: operation === 'create-tenant' ? null : tenantUid });
       await tx.workflows.create({
         name,
         operation,
@@ -230,6 +213,27 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     const record = await this.options.records.workflows.get(name);
     if (!record) return undefined;
     return this.runOf(record, this.options.cache.workflows.get(name, this.options.namespace));
+  }
+
+  /**
+   * The newest workflows `query.visible` allows and the filters select, newest first (submission order), from the
+   * record store: a platform admin sees all; others the workflows of their tenants (by uid) and their own.
+   */
+  async list(query: WorkflowQuery): Promise<ClusterWorkflowRun[]> {
+    const limit = Math.max(0, Math.floor(query.limit));
+    if (limit === 0) return [];
+    let q = this.options.records.db.selectFrom('workflows').select('name');
+    if (query.tenant !== undefined) q = q.where('tenant', '=', query.tenant);
+    if (query.service !== undefined) q = q.where('service', '=', query.service);
+    if (query.operation !== undefined) q = q.where('operation', '=', query.operation);
+    const visible = query.visible;
+    if (visible !== 'all') {
+      const uids = visible.tenants.map((t) => t.uid);
+      q = q.where((eb) => eb.or([eb('user_id', '=', visible.userId), ...(uids.length ? [eb('tenant_uid', 'in', uids)] : [])]));
+    }
+    const names = await q.orderBy('seq', 'desc').limit(limit).execute();
+    const runs = await Promise.all(names.map((r) => this.get(r.name)));
+    return runs.filter((r): r is ClusterWorkflowRun => r !== undefined);
   }
 
   onSettled(listener: (run: WorkflowRun) => void): void {

@@ -123,8 +123,10 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     ? githubAppCodeHost({ ...options.githubApp, baseUrl: options.githubApp.apiUrl, tenantRef, repositories: records.repositories, fetch: options.fetch })
     : unconfiguredCodeHost(options.githubAppSlug, tenantRef, records.repositories);
   let closing: Promise<void> | undefined;
+  const shutdown = new AbortController();
   return {
     kind: 'kubernetes',
+    shutdown: shutdown.signal,
     backend,
     workflows: engine,
     audit: records.audit,
@@ -137,9 +139,10 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     reaper,
     /** Ready when every cache is filled and the record store takes writes. */
     async ready() {
-      return cache.isSynced && (await records.writable());
+      return !shutdown.signal.aborted && cache.isSynced && (await records.writable());
     },
     close() {
+      shutdown.abort();
       closing ??= (async () => {
         await reaper.close();
         await engine.close();
