@@ -56,9 +56,13 @@ export function watch<T extends KubernetesObject>(
   let markSynced!: () => void;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
   let timer: NodeJS.Timeout | undefined;
+  let errors = 0;
   const start = () => {
+    const before = errors;
+    // client-node's start() resolves even when its list failed (it reports the failure through 'error' instead).
     informer.start().then(
       () => {
+        if (errors !== before) return;
         lastError = undefined;
         isSynced = true;
         markSynced();
@@ -67,6 +71,7 @@ export function watch<T extends KubernetesObject>(
     );
   };
   const restart = (err: unknown) => {
+    errors++;
     if (stopped) return;
     lastError = err;
     log.warn({ err, informer: what }, 'informer stopped; starting it again');

@@ -13,7 +13,7 @@ import type { AuditEntry } from '../../core/model.js';
 import { operationContract, type OperationId } from '../../core/operations/index.js';
 import type { ClusterWorkflowRun as WorkflowRun } from '../../adapters/kubernetes/engine.js';
 import { recordedParameters } from '../../tools/operations/execute.js';
-import { loadDeployFile } from './deploy.js';
+import { loadDeployFile, serviceAccountKubeConfig } from './deploy.js';
 import { ARGOCD, REGISTRY, startClusterHarness, until, WORKFLOWS, type ClusterHarness } from './platform.js';
 
 const TEAM = 'orbit';
@@ -66,6 +66,13 @@ afterAll(async () => {
 describe.sequential('the kubernetes backend', () => {
   it('refuses to start without PDS_DATABASE_URL', async () => {
     await expect(h.platform({ databaseUrl: undefined })).rejects.toThrow(/PDS_DATABASE_URL/);
+  });
+
+  it('refuses to start, naming the informers and their 403, under a ServiceAccount without deploy/\'s rules', async () => {
+    await h.admin.makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace: 'pds', body: { metadata: { name: 'nobody' } } }).catch(() => {});
+    const nobody = await serviceAccountKubeConfig(h.admin, { namespace: 'pds', name: 'nobody' }, h.work);
+    const refused = h.platform({ kubeconfigPath: nobody.path, syncTimeoutMs: 3000 });
+    await expect(refused).rejects.toThrow(/did not fill within 3 s: namespaces \(HTTP 403: .*cannot list resource "namespaces"/);
   });
 
   it('create-tenant: a Workflow with the template, parameters, labels and caller; the tenant read back from the cluster', async () => {

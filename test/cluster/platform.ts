@@ -8,7 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { REAPER_LEASE } from '../../adapters/kubernetes/previews.js';
 import { inject } from 'vitest';
 import { createKubernetesPlatform, type KubernetesPlatform, type KubernetesPlatformOptions } from '../../adapters/kubernetes/index.js';
 import { startArgoCd, type ArgoCdStandIn } from '../fixtures/argo-cd.js';
@@ -114,6 +115,8 @@ export async function startClusterHarness(repos: Record<string, string[]>): Prom
     },
     async stop() {
       for (const p of platforms) await p.close().catch(() => {});
+      // Leave the cluster as deploy/ made it: other suites (rbac) create this Lease themselves.
+      await admin.makeApiClient(CoordinationV1Api).deleteNamespacedLease({ namespace: 'pds', name: REAPER_LEASE }).catch(() => {});
       await controller.stop();
       await argocd.stop();
       await kubelet.stop();
