@@ -247,7 +247,11 @@ describe.sequential('the kubernetes backend', () => {
       return a?.status !== 'submitted' ? a : undefined;
     });
     expect(settledRollback).toMatchObject({ status: 'succeeded' });
-    expect(await platform.workflows.get(vanishing)).toMatchObject({ phase: 'failed', message: expect.stringContaining('no longer exists') });
+    const vanished = await until('the vanished one settled', async () => {
+      const run = await platform.workflows.get(vanishing);
+      return run?.phase !== 'submitted' && run;
+    });
+    expect(vanished).toMatchObject({ phase: 'failed', message: expect.stringContaining('no longer exists') });
     expect(await platform.audit.get(vanishing)).toMatchObject({ status: 'failed' });
   });
 
