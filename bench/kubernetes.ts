@@ -5,7 +5,10 @@
  * platform on it with its records in PostgreSQL. Once the informer caches are warm, each read is called
  * `BENCH_K8S_ITERATIONS` times (default 5000): p50/p99 latency, and API server requests per read counted by the
  * platform's kubeconfig (every authenticated request: calls, watches, log reads). Target: 0 requests per warm read.
- * Also start-up (caches filled) time. Needs the envtest binaries (`scripts/envtest/build.sh`).
+ * Also start-up (caches filled) time. Then the same reads through HTTP: pds (`PDS_BACKEND=kubernetes`) in its own
+ * process on the same cluster and database, driven by autocannon for `BENCH_K8S_HTTP_SECONDS` per route (default 5;
+ * loopback, so the per-user limit is exempt) as a platform admin. Needs the envtest binaries
+ * (`scripts/envtest/build.sh`).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +16,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+import autocannon from 'autocannon';
 import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { issueSelfToken } from '../auth/self-issued.js';
+import { freePort } from '../test/fixtures/redis-server.js';
+import { forkEntry } from './child.js';
 import { createKubernetesPlatform, type KubernetesPlatform } from '../adapters/kubernetes/index.js';
 import { adminKubeConfig, envtestDir, installCrds, startKubeApiServer } from '../test/fixtures/kube-apiserver.js';
 import { startPostgres } from '../test/fixtures/postgres.js';
@@ -135,12 +143,56 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
     }
     const ok = rows.every((r) => r.requestsPerRead === 0);
     const fmt = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
+
+    log('kubernetes: the same reads through HTTP (pds in its own process)');
+    const seconds = Number(process.env.BENCH_K8S_HTTP_SECONDS ?? 5);
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const secret = 'bench-k8s-secret-'.padEnd(48, 'x');
+    const child = forkEntry('pds-server', {
+      env: {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PDS_BASE_URL: baseUrl,
+        PDS_DATA_DIR: dataDir,
+        PDS_JWT_SECRET: secret,
+        PDS_BACKEND: 'kubernetes',
+        KUBECONFIG: server.kubeconfigPath,
+        PDS_DATABASE_URL: postgres.url,
+        PDS_ADMINS: 'root',
+        PDS_LOG_LEVEL: 'warn',
+      },
+    });
+    cleanups.push(async () => {
+      child.send({ type: 'stop' });
+      await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    await once(child, 'message');
+    const token = await issueSelfToken(new TextEncoder().encode(secret), baseUrl, { sub: 'root', groups: [] }, 3600);
+    const http: Array<{ name: string; p50: number; p99: number; rps: number; non2xx: number }> = [];
+    for (const [name, route] of [
+      ['status', '/api/v1/status/team7/svc1'],
+      ['services (one tenant)', '/api/v1/services?team=team7'],
+      ['tenant', '/api/v1/tenants/team7'],
+      ['tenants (all)', '/api/v1/tenants'],
+    ] as const) {
+      const options = { url: baseUrl + route, connections: 10, headers: { authorization: `Bearer ${token}` } };
+      await autocannon({ ...options, duration: 1 });
+      const r = await autocannon({ ...options, duration: seconds });
+      http.push({ name, p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx });
+    }
     const report = [
       `kubernetes backend, warm informer caches (${tenants} tenants × ${services} services, ${iterations} reads each; caches filled in ${startMs.toFixed(0)} ms):`,
       '| read | p50 | p99 | API server requests per read |',
       '|---|---|---|---|',
       ...rows.map((r) => `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.requestsPerRead} |`),
       `target: 0 API server requests per warm read — ${ok ? 'met' : 'MISSED'}`,
+      '',
+      `through HTTP (autocannon, 10 connections, ${seconds} s per route, platform admin, loopback):`,
+      '| route | req/s | p50 | p99 | non-2xx |',
+      '|---|---|---|---|---|',
+      ...http.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx} |`),
     ].join('\n');
     return { report, ok };
   } finally {
