@@ -110,6 +110,7 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
   const privateKey = config.githubApp && readPrivateKey(config.githubApp.privateKey, config.githubApp.privateKeyFile);
   return createKubernetesPlatform({
     log,
+    shutdown,
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     workflowNamespace: config.workflowNamespace,

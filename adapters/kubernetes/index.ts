@@ -59,6 +59,8 @@ export interface KubernetesPlatformOptions {
   syncTimeoutMs?: number;
   fetch?: typeof fetch;
   log?: Logger;
+  /** The composition root's "shutting down" signal: `Platform.shutdown` aborts with it, before `close()`. */
+  shutdown?: AbortSignal;
 }
 
 /** The cluster platform, with what tests and the benchmark look at. */
@@ -124,6 +126,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     : unconfiguredCodeHost(options.githubAppSlug, tenantRef, records.repositories);
   let closing: Promise<void> | undefined;
   const shutdown = new AbortController();
+  options.shutdown?.addEventListener('abort', () => shutdown.abort(), { once: true });
   return {
     kind: 'kubernetes',
     shutdown: shutdown.signal,
