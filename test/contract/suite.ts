@@ -169,13 +169,21 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
     it('workflows and audit: one workflow by name, the trail newest first without message', async () => {
       const last = workflows.at(-1)!;
       const w = await pds.api('alice', 'GET', `/api/v1/workflows/${last}`);
-      expect(Object.keys(w.body).sort()).toEqual(['audit', 'note', 'workflow']);
+      expect(Object.keys(w.body)).toEqual(expect.arrayContaining(['audit', 'note', 'workflow', 'steps', 'settled']));
+      expect(w.body).toMatchObject({ workflow: last, settled: true });
       expect(w.body.audit).toMatchObject({ workflowName: last, status: 'succeeded', userId: 'alice', operation: 'preview-delete' });
       expect((await pds.api('mallory', 'GET', `/api/v1/workflows/${last}`)).status).toBe(404);
       const audit = await pds.api('alice', 'GET', '/api/v1/audit');
       expect(audit.body.count).toBe(audit.body.items.length);
       expect(audit.body.items.slice(0, 3).map((e: any) => e.workflowName)).toEqual(workflows.slice(-3).reverse());
       for (const e of audit.body.items) expect(e).not.toHaveProperty('message');
+      // The workflow history of the service, newest first, with the same visibility rule.
+      const history = await pds.api('alice', 'GET', `/api/v1/workflows?team=${TEAM}&service=web&limit=3`);
+      expect(history.status).toBe(200);
+      expect(history.body.items.map((x: any) => x.name)).toEqual(workflows.slice(-3).reverse());
+      expect(history.body.items[0]).toMatchObject({ operation: 'preview-delete', userId: 'alice', parameters: { team_name: TEAM, component_name: 'web' } });
+      expect((await pds.api('alice', 'GET', `/api/v1/workflows?team=${TEAM}&operation=create-tenant`)).body.items).toHaveLength(1);
+      expect((await pds.api('mallory', 'GET', '/api/v1/workflows')).body.items).toEqual([]);
     });
 
     it('MCP: every operation is a tool, and the read tools answer as REST does', async () => {
@@ -196,6 +204,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(await call('platform_list_repos', { team: TEAM })).toMatchObject({ items: [{ fullName: REPO }] });
       expect(await call('platform_list_audit', {})).toMatchObject({ count: expect.any(Number) });
       expect(await call('platform_get_workflow', { name: workflows[0]! })).toMatchObject({ workflow: workflows[0] });
+      expect(await call('platform_list_workflows', { team: TEAM, limit: 2 })).toMatchObject({ count: 2 });
       expect(await call('platform_list_operations', {})).toMatchObject({ count: 8 });
       expect(await call('platform_get_operation', { name: 'rollback-service' })).toMatchObject({ name: 'rollback-service' });
       const rolled = await call('platform_rollback_service', { team_name: TEAM, component_name: 'web', target_tag: '0.1.1' });
