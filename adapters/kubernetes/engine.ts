@@ -174,6 +174,9 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       metadata: { name, namespace: this.options.namespace, labels, annotations: { [ANNOTATION.user]: userId, [ANNOTATION.uid]: tenantUid } },
       spec: {
         workflowTemplateRef: { name: workflowTemplateName(operation) },
+        // Argo runs the Workflows holding one mutex one at a time, oldest first: a service's operations take effect in
+        // submission order (a deploy submitted before a rollback finishes first), as the sandbox's queue does.
+        synchronization: { mutex: { name: mutexName(team, params.component_name) } },
         arguments: { parameters: Object.entries(args.parameters).map(([n, value]) => ({ name: n, value })) },
       },
     };
@@ -342,6 +345,14 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     if (record.tenantUid) run.tenantUid = record.tenantUid;
     return run;
   }
+}
+
+/**
+ * The Argo mutex a Workflow holds: `pds-<team>-<service>` for service operations, `pds-<team>` for tenant ones.
+ * @example mutexName('acme', 'web') // 'pds-acme-web'
+ */
+export function mutexName(team: string, service?: string): string {
+  return service ? `pds-${team}-${service}` : `pds-${team}`;
 }
 
 /** The API server's reason for refusing a request, for messages. */

@@ -65,6 +65,7 @@ export interface Workflow extends KubernetesObject {
   spec?: {
     workflowTemplateRef?: { name: string };
     arguments?: { parameters?: Array<{ name: string; value?: string }> };
+    synchronization?: { mutex?: { name: string } };
   };
   status?: {
     phase?: string;

@@ -95,6 +95,7 @@ describe.sequential('the kubernetes backend', () => {
     expect(wf.metadata?.labels).toMatchObject({ 'pds.dev/operation': 'create-tenant', 'pds.dev/tenant': TEAM, 'pds.dev/managed-by': 'pds' });
     expect(wf.metadata?.annotations?.['pds.dev/user']).toBe(CALLER);
     expect(wf.spec?.workflowTemplateRef).toEqual({ name: 'create-tenant' });
+    expect(wf.spec?.synchronization).toEqual({ mutex: { name: `pds-${TEAM}` } });
     expect(Object.fromEntries((wf.spec?.arguments?.parameters ?? []).map((p) => [p.name, p.value]))).toMatchObject({ team_name: TEAM, cpu: '2', display_name: 'Orbit' });
 
     const tenant = await until('the tenant in the informer', () => platform.backend.getTenant(TEAM));
@@ -130,6 +131,7 @@ describe.sequential('the kubernetes backend', () => {
       host: 'orbit-web.apps.test',
       image: `${REGISTRY}/orbit/web:0.1.0`,
     });
+    expect(wf.spec?.synchronization).toEqual({ mutex: { name: 'pds-orbit-web' } });
     const service = await until('the service', () => platform.backend.getService(TEAM, 'web'));
     expect(service).toEqual({ team: TEAM, name: 'web', imageTag: '0.1.0', host: 'orbit-web.apps.test', port: '8080', componentType: 'base-service', hasDatabase: false });
     expect(await platform.backend.listServices(TEAM)).toEqual([service]);
