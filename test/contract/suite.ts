@@ -38,9 +38,14 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
   let pds: TestServer;
   let mcp: TestClient;
   const workflows: string[] = [];
+  /** Tools the suite has called, through MCP or through their REST route. */
+  const covered = new Set<string>();
+  /** Every tool `tools/list` offers (toolsets=all). */
+  const listed: string[] = [];
 
   /** Execute as `user`, confirming when asked; wait until the workflow settles; return the workflow body. */
   async function run(user: string, operation: string, params: Record<string, string>): Promise<any> {
+    covered.add((OPERATIONS as Record<string, { tool: string }>)[operation]!.tool);
     let res = await pds.api(user, 'POST', `/api/v1/operations/${operation}/execute`, params);
     if (res.status === 400 && res.headers.get('pds-confirm')) {
       res = await pds.api(user, 'POST', `/api/v1/operations/${operation}/execute`, { ...params, confirm: res.headers.get('pds-confirm') });
@@ -191,6 +196,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const names = tools.map((x) => x.name);
       for (const op of Object.values(OPERATIONS)) expect(names).toContain(op.tool);
       const call = async (name: string, args: Record<string, unknown>) => {
+        covered.add(name);
         const r = await mcp.callTool({ name, arguments: args });
         expect(r.isError, `${name}: ${JSON.stringify(r.content)}`).toBeFalsy();
         return r.structuredContent;
@@ -212,6 +218,27 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       workflows.push(rolled.workflowName);
       await poll('the MCP rollback', t.workflowSeconds, async () => (await pds.api('alice', 'GET', `/api/v1/workflows/${rolled.workflowName}`)).body.audit.status === 'succeeded');
       expect((await call('platform_get_service', { team: TEAM, app: 'web' })).imageTag).toBe('0.1.1');
+
+      // The generic operation tool, the diagnosis, repositories and scaffolding.
+      const generic = await call('platform_execute_operation', { name: 'rollback-service', parameters: { team_name: TEAM, component_name: 'web', target_tag: '0.1.0' } });
+      expect(generic).toMatchObject({ operation: 'rollback-service', status: 'submitted' });
+      workflows.push(generic.workflowName);
+      await poll('the generic rollback', t.workflowSeconds, async () => (await pds.api('alice', 'GET', `/api/v1/workflows/${generic.workflowName}`)).body.audit.status === 'succeeded');
+      expect(await call('platform_diagnose_service', { team: TEAM, app: 'web' })).toMatchObject({});
+      expect(await call('platform_grant_repo_access', { team_name: TEAM, repo: REPO })).toMatchObject({ team: TEAM, repo: REPO, url: expect.stringContaining('/installations/new') });
+      expect(await call('platform_sync_repos', { team: TEAM })).toMatchObject({ items: [{ fullName: REPO }] });
+      expect((await call('platform_list_templates', {})).items.length).toBeGreaterThan(0);
+      const scaffold = await call('platform_scaffold_repository', {
+        team_name: TEAM,
+        component_name: 'web',
+        files: ['package.json', 'server.js'],
+        file_contents: { 'package.json': '{"name":"web","scripts":{"start":"node server.js"}}' },
+      });
+      expect(JSON.stringify(scaffold)).toContain('Dockerfile');
+      // Platform-admin only: a member is refused, as over REST.
+      covered.add('platform_list_tenants');
+      expect((await mcp.callTool({ name: 'platform_list_tenants', arguments: {} })).isError).toBe(true);
+      listed.push(...names);
     });
 
     it('retire-service and delete-tenant (confirmed) remove what was made', async () => {
@@ -221,6 +248,11 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       succeeded(await run(ADMIN, 'delete-tenant', { team_name: TEAM }));
       await poll('the tenant gone', 60, async () => (await pds.api(ADMIN, 'GET', `/api/v1/tenants/${TEAM}`)).status === 404);
       expect((await pds.api(ADMIN, 'GET', `/api/v1/resources/${TEAM}`)).status).toBe(404);
+    });
+
+    it('called every tool pds offers (a new tool needs its line in this suite)', () => {
+      expect(listed.length).toBeGreaterThan(20);
+      expect(listed.filter((n) => !covered.has(n))).toEqual([]);
     });
   });
 }
