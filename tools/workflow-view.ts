@@ -13,6 +13,8 @@ import type { CallInteraction } from './interaction.js';
 
 /** Longest `wait_seconds` a call may ask for. */
 export const MAX_WAIT_SECONDS = 45;
+/** Pause after the last progress report before the answer, milliseconds (see {@link progressReporter}). */
+const SETTLED_PROGRESS_GAP_MS = 25;
 /** Most log lines of a failed step an answer carries. */
 export const LOG_TAIL_LINES = 20;
 
@@ -97,6 +99,9 @@ export function progressReporter(interaction: CallInteraction | undefined): (run
     reportedMessage = message;
     // A notification that cannot be sent (the caller went away) is no reason to fail the call.
     await interaction.progress(value, total, message).catch(() => undefined);
+    // The last report goes out a moment before the answer: clients (the v1 SDK's Protocol) handle a notification a
+    // microtask after a response read with it, and drop progress for a request already answered.
+    if (run.phase !== 'submitted') await new Promise((resolve) => setTimeout(resolve, SETTLED_PROGRESS_GAP_MS));
   };
 }
 
