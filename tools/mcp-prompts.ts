@@ -39,8 +39,8 @@ const ENTRIES: readonly PromptEntry[] = [
         `Onboard the repository ${repo} as service ${service} of tenant ${team} on pds, step by step:`,
         `1. Make sure pds may build it: ${call('platform_list_repos', { team })}. If ${repo} is missing, call ${call('platform_grant_repo_access', { team_name: team, repo })}, ask me to open the URL it returns and install the app, then ${call('platform_sync_repos', { team })}.`,
         `2. Prepare the repository: ${call('platform_scaffold_repository', { team_name: team, component_name: service, dockerfile_repo: repo })} returns the Dockerfile, .dockerignore and .github/workflows/ci.yml with its deploy job, the onboarding parameters and a checklist. Add the files it lists (show me what changes), and tell me to create the PLATFORM_GITHUB_TOKEN secret.`,
-        `3. Onboard with the parameters it returned: ${call('platform_deploy_service', { action: 'onboard', team_name: team, component_name: service, dockerfile_repo: repo, git_tag: '0.1.0', port: '<port from step 2>' })}.`,
-        `4. Follow the workflow it returns with platform_get_workflow until its status is succeeded or failed. On success check ${call('platform_get_status', { team, app: service })}; on failure read ${call('platform_get_logs', { team, app: service })} and tell me what failed.`,
+        `3. Onboard with the parameters it returned, waiting for the outcome: ${call('platform_deploy_service', { action: 'onboard', team_name: team, component_name: service, dockerfile_repo: repo, git_tag: '0.1.0', port: '<port from step 2>', wait_seconds: '45' })}. If the answer says "settled": false, wait again with platform_get_workflow and wait_seconds.`,
+        `4. On success check ${call('platform_get_status', { team, app: service })}; on failure the answer names the failed step and its log tail: run ${call('platform_diagnose_service', { team, app: service })} and tell me what failed.`,
         'Refusals come back at once with what to fix; do not retry a refused call unchanged.',
       ].join('\n');
     },
@@ -60,10 +60,8 @@ const ENTRIES: readonly PromptEntry[] = [
       const app = a.app!;
       return [
         `Find out why service ${team}/${app} is not healthy, changing nothing:`,
-        `1. ${call('platform_get_status', { team, app })}: sync and health status and the running image tag.`,
-        `2. ${call('platform_list_audit', {})}: the newest executions for ${team}/${app}; for the last one that failed, platform_get_workflow with its workflowName gives the failure message.`,
-        `3. ${call('platform_get_logs', { team, app, since: '1h' })}: the newest log lines; look for crashes, failed probes (401 on /healthz means the health path needs an auth exemption) and wrong ports.`,
-        `4. ${call('platform_get_resources', { tenant: team })}: whether the tenant's quota is used up.`,
+        `1. ${call('platform_diagnose_service', { team, app })}: status, the last workflow's failed step, recent error lines, quota pressure and probe-path mismatches in one read, with the next calls it suggests.`,
+        `2. Where a finding needs more: ${call('platform_get_logs', { team, app, since: '1h' })} for the log lines (crashes, failed probes: 401 on /healthz means the health path needs an auth exemption, wrong ports); platform_get_workflow with the last workflow's name for its steps.`,
         'Then tell me the most likely cause with the evidence, and the one next action (a fixed deploy, platform_rollback_service to the last good tag, or a config change) — do not run it without asking me.',
       ].join('\n');
     },
@@ -83,14 +81,14 @@ const ENTRIES: readonly PromptEntry[] = [
       const team = a.team!;
       const app = a.app!;
       const pick = a.tag
-        ? `The target is ${a.tag}; check in ${call('platform_list_audit', {})} that it was deployed for ${team}/${app} and succeeded.`
-        : `Choose the target: in ${call('platform_list_audit', {})}, the newest deploy of ${team}/${app} that succeeded before the current tag.`;
+        ? `The target is ${a.tag}; check in ${call('platform_list_workflows', { team, service: app })} that a deploy of it succeeded.`
+        : `Choose the target: in ${call('platform_list_workflows', { team, service: app })}, the newest deploy that succeeded before the current tag.`;
       return [
         `Roll service ${team}/${app} back:`,
         `1. ${call('platform_get_service', { team, app })}: the tag it runs now.`,
         `2. ${pick} Tell me the current and the target tag before going on.`,
-        `3. ${call('platform_rollback_service', { team_name: team, component_name: app, target_tag: a.tag ?? '<target tag>' })}.`,
-        `4. Follow the workflow with platform_get_workflow until it settles, then ${call('platform_get_status', { team, app })} must say Synced and Healthy.`,
+        `3. ${call('platform_rollback_service', { team_name: team, component_name: app, target_tag: a.tag ?? '<target tag>', wait_seconds: '45' })} (a tag it never ran is refused at once).`,
+        `4. Once it settled (wait again with platform_get_workflow and wait_seconds if not), ${call('platform_get_status', { team, app })} must say Synced and Healthy.`,
       ].join('\n');
     },
   },

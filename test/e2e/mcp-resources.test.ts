@@ -116,9 +116,11 @@ describe.each(CLIENTS)('resources with the $name', (kind) => {
       'platform_deploy_service {"action":"onboard","team_name":"acme","component_name":"shop"',
     ]) expect(text).toContain(call);
     const diagnose = (await alice.getPrompt({ name: 'diagnose-service', arguments: { team: 'acme', app: 'web' } })).messages[0]!.content.text!;
+    expect(diagnose).toContain('platform_diagnose_service {"team":"acme","app":"web"}');
     expect(diagnose).toContain('platform_get_logs {"team":"acme","app":"web","since":"1h"}');
     const back = (await alice.getPrompt({ name: 'rollback-service', arguments: { team: 'acme', app: 'web', tag: '0.1.0' } })).messages[0]!.content.text!;
-    expect(back).toContain('platform_rollback_service {"team_name":"acme","component_name":"web","target_tag":"0.1.0"}');
+    // The prompts wait for the outcome instead of polling (issue 11 item 2).
+    expect(back).toContain('platform_rollback_service {"team_name":"acme","component_name":"web","target_tag":"0.1.0","wait_seconds":"45"}');
     await expect(alice.getPrompt({ name: 'rollback-service', arguments: { team: 'acme' } })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/needs app/) });
   });
 
