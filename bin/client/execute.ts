@@ -1,6 +1,6 @@
 /**
  * Running an operation from the CLI (`POST /api/v1/operations/{name}/execute`) and saying what was submitted: the
- * workflow name, and how to follow it.
+ * workflow name, and how to follow it (`pds wait`, on stderr so piped JSON stays the API's body).
  */
 import { callApi } from './api.js';
 import { print, type Format } from './output.js';
@@ -22,5 +22,6 @@ export async function executeOperation(session: Session, format: Format, operati
   const body = Object.fromEntries(Object.entries(parameters).filter(([, v]) => v !== undefined));
   const submitted = await callApi<Submitted>(session, 'POST', `/api/v1/operations/${encodeURIComponent(operation)}/execute`, body);
   print(format, submitted, (s: Submitted) => ({ head: ['workflow', 'operation', 'status', 'message'], rows: [[s.workflowName, s.operation, s.status, s.message]] }));
+  process.stderr.write(`Follow it with: pds wait ${submitted.workflowName}\n`);
   return submitted;
 }
