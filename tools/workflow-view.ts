@@ -112,22 +112,27 @@ export function progressReporter(interaction: CallInteraction | undefined): (run
  */
 export async function settledDetails(platform: Platform, domain: string, run: WorkflowRun): Promise<Pick<WaitOutcome, 'host' | 'failedStep'>> {
   const out: Pick<WaitOutcome, 'host' | 'failedStep'> = {};
-  if (run.phase === 'submitted' || !run.team || !run.service) return out;
-  const app = run.operation === 'preview-deploy' && run.parameters.image_tag ? previewName(run.service, run.parameters.image_tag) : run.service;
-  const service = await platform.backend.getService(run.team, app).catch(() => undefined);
-  if (service) out.host = service.host || serviceHost(run.team, app, domain);
+  if (run.phase === 'submitted') return out;
+  if (run.team && run.service) {
+    const app = run.operation === 'preview-deploy' && run.parameters.image_tag ? previewName(run.service, run.parameters.image_tag) : run.service;
+    const service = await platform.backend.getService(run.team, app).catch(() => undefined);
+    if (service) out.host = service.host || serviceHost(run.team, app, domain);
+  }
   if (run.phase !== 'failed') return out;
   const step = run.steps.find((s) => s.status === 'failed');
   const name = step?.name ?? 'unknown step';
   let logTail: string[] = [];
-  try {
-    const { lines } = await platform.backend.logs(run.team, run.service, { lines: 1000, sinceSeconds: 7 * 24 * 3600 });
-    logTail = lines
-      .filter((l) => l.labels.workflow === run.name && (!step || l.labels.step === undefined || l.labels.step === step.name))
-      .slice(-LOG_TAIL_LINES)
-      .map((l) => l.line);
-  } catch (err) {
-    if (!(err instanceof PlatformError)) throw err;
+  // Workflow lines are kept with a service's logs; a tenant operation (no service) has none to show.
+  if (run.team && run.service) {
+    try {
+      const { lines } = await platform.backend.logs(run.team, run.service, { lines: 1000, sinceSeconds: 7 * 24 * 3600 });
+      logTail = lines
+        .filter((l) => l.labels.workflow === run.name && (!step || l.labels.step === undefined || l.labels.step === step.name))
+        .slice(-LOG_TAIL_LINES)
+        .map((l) => l.line);
+    } catch (err) {
+      if (!(err instanceof PlatformError)) throw err;
+    }
   }
   out.failedStep = { name, message: step?.message ?? run.message, logTail };
   return out;

@@ -125,8 +125,10 @@ describe.each(CLIENTS)('resources with the $name', (kind) => {
   });
 
   it('links an operation result to its workflow resource, which reads as the workflow', async () => {
-    const res = await alice.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' } });
+    // Waits for the rollback (wait_seconds), so the next client's reads do not race its rollout.
+    const res = await alice.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: 'web', target_tag: '0.1.0', wait_seconds: 30 } });
     expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({ settled: true });
     const link = res.content.find((c) => c.type === 'resource_link')!;
     expect(link).toMatchObject({ uri: `pds://workflows/${res.structuredContent.workflowName}`, mimeType: 'application/json' });
     expect(json(await alice.readResource({ uri: link.uri! }))).toMatchObject({ workflow: res.structuredContent.workflowName, audit: { operation: 'rollback-service' } });

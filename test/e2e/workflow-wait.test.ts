@@ -117,6 +117,16 @@ describe('waits on the platform itself', () => {
     expect(view.steps.filter((s: { status: string }) => s.status === 'skipped').length).toBe(view.steps.length - 1);
   });
 
+  it('names the failed step of a tenant operation too, with no log tail (its lines belong to no service)', async () => {
+    const sandbox = await openSandbox(await tempDir(), { stepMs: 0 });
+    await run(sandbox, 'create-tenant', { team_name: 'acme', admins: 'alice' });
+    const deps: InvokeDeps = { platform: sandbox, config: loadConfig({ PDS_DOMAIN: 'apps.test' }), confirmSecret: new Uint8Array(32) };
+    const name = await execute(sandbox, 'create-tenant', { team_name: 'acme', admins: 'alice' });
+    const view = (await invoke(getWorkflow, { name, wait_seconds: 10 }, who('alice'), deps)) as any;
+    expect(view).toMatchObject({ phase: 'failed', settled: true, failedStep: { name: expect.any(String), message: 'tenant acme already exists', logTail: [] } });
+    expect(view).not.toHaveProperty('host');
+  });
+
   it('answers a wait whose time is up with the current state and settled: false, not an error', async () => {
     const slow = await openSandbox(await tempDir(), { stepMs: 60_000 });
     const name = await execute(slow, 'create-tenant', { team_name: 'slowco', admins: 'alice' });
