@@ -99,6 +99,45 @@ describe('the workflow history', () => {
   });
 });
 
+describe('waiting over MCP on the wire (2025-11-25)', () => {
+  /** A raw `tools/call` of platform_get_workflow; with a progress token when `token` is given. */
+  async function callWire(name: string, token?: string) {
+    const res = await fetch(`${pds.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await pds.token('alice')}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'platform_get_workflow', arguments: { name, wait_seconds: 30 }, ...(token && { _meta: { progressToken: token } }) },
+      }),
+    });
+    return { type: res.headers.get('content-type') ?? '', text: await res.text() };
+  }
+
+  it('answers a call with a progress token as an SSE stream with progress before the result, others as JSON', async () => {
+    const deploy = { action: 'deploy', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web' };
+    const first = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', { ...deploy, git_tag: '0.2.0' });
+    const streamed = await callWire(first.body.workflowName, 'wait-1');
+    expect(streamed.type).toMatch(/^text\/event-stream/);
+    const events = streamed.text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    const progress = events.filter((e) => e.method === 'notifications/progress');
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0].params).toMatchObject({ progressToken: 'wait-1', message: expect.stringMatching(/^step \d+\/\d+: /) });
+    expect(events.at(-1)).toMatchObject({ id: 7, result: { structuredContent: { settled: true, phase: 'succeeded' } } });
+
+    const second = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', { ...deploy, git_tag: '0.2.1' });
+    const plain = await callWire(second.body.workflowName);
+    expect(plain.type).toMatch(/^application\/json/);
+    expect(JSON.parse(plain.text)).toMatchObject({ id: 7, result: { structuredContent: { settled: true } } });
+  });
+});
+
 describe('waits on the platform itself', () => {
   const who = (userId: string): Identity => ({ userId, groups: [], admin: false, tokenKind: 'self-issued' });
 
