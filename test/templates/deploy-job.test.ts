@@ -41,6 +41,8 @@ const SUCCEEDED = {
   host: 'acme-web.apps.example.com',
 };
 let waits: { status: number; body: object }[] = [{ status: 200, body: SUCCEEDED }];
+/** How many of the next waits are answered by dropping the connection (pds restarting). */
+let dropped = 0;
 
 beforeAll(async () => {
   for (const tool of ['git', 'curl', 'jq', 'bash']) {
@@ -53,6 +55,11 @@ beforeAll(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       requests.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      if (req.method === 'GET' && dropped > 0) {
+        dropped--;
+        req.socket.destroy();
+        return;
+      }
       const reply = req.method === 'GET' ? (waits.length > 1 ? waits.shift()! : waits[0]!) : answer;
       res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
     });
@@ -67,6 +74,7 @@ afterEach(() => {
   requests = [];
   answer = ACCEPTED;
   waits = [{ status: 200, body: SUCCEEDED }];
+  dropped = 0;
   while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
 });
 
@@ -116,6 +124,8 @@ async function runDeployJob(pattern: PatternId, opts: { secret: string; ref: str
     GITHUB_REPOSITORY: 'acme/web',
     GITHUB_OUTPUT: outputFile,
     GITHUB_ENV: envFile,
+    // The job's pause before asking again after a lost connection (5 s on a runner).
+    PDS_WAIT_RETRY_SECONDS: '0',
   };
   const outputs: Record<string, Record<string, string>> = {};
   let log = '';
@@ -210,6 +220,20 @@ describe.each([{ pattern: 'continuous' as const }, { pattern: 'manual' as const 
     expect(r.log).toContain('::error title=Deploy failed::0.1.1 of acme/web failed at build image: image build failed: exit code 1 (https://acme-web.apps.example.com)');
     expect(r.log).toContain('npm ERR! missing script: build\nerror: build failed');
     expect(r.log).not.toContain('::notice title=Deployed::');
+  });
+
+  it('asks again when the connection is lost while waiting (pds restarting), and gives up after three', async () => {
+    dropped = 2;
+    const repo = await repository(['0.1.0']);
+    const r = await runDeployJob(pattern, { secret: SECRET, ref }, repo);
+    expect(r.code, r.log).toBe(0);
+    expectDeployRequest('0.1.1', 3);
+    expect(r.log).toContain('::warning title=pds did not answer::curl exit 52; asking again (2/3)');
+    dropped = 4;
+    requests = [];
+    const again = await runDeployJob(pattern, { secret: SECRET, ref }, await repository(['0.1.0']));
+    expect(again.code).not.toBe(0);
+    expect(again.log).toContain('::error title=Deploy status unknown::no answer from');
   });
 
   it('fails the job when pds cannot say how the deploy went', async () => {
