@@ -14,11 +14,15 @@ const compiled = import.meta.url.endsWith('.js');
  * Fork `bench/<entry>` with an IPC channel.
  * @param entry file name without extension, e.g. `pds-server`.
  */
-export function forkEntry(entry: string, options: { env?: Record<string, string>; execArgv?: string[]; args?: string[] } = {}): ChildProcess {
+export function forkEntry(
+  entry: string,
+  options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; stdio?: 'inherit' | 'pipe' | 'ignore' } = {},
+): ChildProcess {
   const file = `${entry}${compiled ? '.js' : '.ts'}`;
   return fork(path.join(here, file), options.args ?? [], {
     env: { ...process.env, ...options.env },
     execArgv: [...(compiled ? [] : ['--import', 'tsx']), ...(options.execArgv ?? [])],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // 'ignore' drops stdout (a server's log lines, still written by it) and keeps stderr.
+    stdio: ['ignore', options.stdio ?? 'inherit', options.stdio === 'pipe' ? 'pipe' : 'inherit', 'ipc'],
   });
 }

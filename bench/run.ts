@@ -23,7 +23,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { DockerfileParser } from 'dockerfile-ast';
 import { issueSelfToken } from '../auth/self-issued.js';
@@ -44,6 +44,7 @@ const SECRET = 'bench-secret-'.padEnd(48, 'x');
 
 interface Row {
   name: string;
+  reference?: string;
   rps: number;
   p50: number;
   p99: number;
@@ -57,7 +58,7 @@ interface Row {
  * The Node flags pds runs with: `BENCH_PDS_FLAGS` when set, else those of the image's `CMD ["node", …flags,
  * "dist/bin/main.js", …]`, so the bench measures pds as it is deployed.
  */
-function pdsNodeFlags(): string[] {
+export function pdsNodeFlags(): string[] {
   if (process.env.BENCH_PDS_FLAGS !== undefined) return process.env.BENCH_PDS_FLAGS.split(' ').filter(Boolean);
   const dockerfile = DockerfileParser.parse(readFileSync(new URL('Dockerfile', repoRoot), 'utf8'));
   const cmd = dockerfile.getInstructions().filter((i) => i.getKeyword() === 'CMD').at(-1);
@@ -68,8 +69,8 @@ function pdsNodeFlags(): string[] {
 /**
  * Start a bench entry (`pds-server`, `hello`) in a child process (`child.ts`); resolves with its reported URL.
  */
-async function spawnServer(entry: string, env: Record<string, string>, execArgv: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  const child = forkEntry(entry, { env, execArgv });
+async function spawnServer(entry: string, env: Record<string, string>, execArgv: string[] = [], stdout: 'inherit' | 'ignore' = 'inherit'): Promise<{ child: ChildProcess; url: string }> {
+  const child = forkEntry(entry, { env, execArgv, stdio: stdout });
   const [msg] = (await Promise.race([
     once(child, 'message'),
     once(child, 'exit').then(([code]) => {
@@ -102,6 +103,8 @@ interface Scenario {
   headers: Record<string, string>[];
   /** The process answering, asked for its CPU time around the measured run. */
   server: ChildProcess;
+  /** The reference row this one is compared with (the same body from bare Koa, the same result from the bare SDK). */
+  reference?: string;
 }
 
 /** CPU time a server process has used so far (user + system), microseconds, asked over IPC. */
@@ -124,6 +127,7 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
   const cpuUs = (await cpuOf(s.server)) - cpuBefore;
   return {
     name: s.name,
+    reference: s.reference,
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
@@ -206,6 +210,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
         PDS_OIDC_AUDIENCE: 'pds',
       },
       [...pdsNodeFlags(), ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(here, 'profiles')}`] : [])],
+      'ignore', // pds writes its line per request (PDS_LOG_LEVEL, default info) as in production; the bench drops them
     );
     cleanups.push(() => stop(pds.child));
     const hello = await spawnServer('hello', {});
@@ -252,15 +257,31 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
     });
     const mcpModernHeaders = { ...mcpHeaders, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'platform_list_operations' };
     const restBytes = (await (await fetch(read, { headers: as(selfTokens)[0] })).text()).length;
-    const mcpBytes = (await (await fetch(`${pds.url}/mcp?toolsets=catalog`, { method: 'POST', headers: as(selfTokens, mcpHeaders)[0], body: mcpBody })).text()).length;
+    const mcpAnswer = await (await fetch(`${pds.url}/mcp?toolsets=catalog`, { method: 'POST', headers: as(selfTokens, mcpHeaders)[0], body: mcpBody })).text();
+    const mcpBytes = mcpAnswer.length;
+    // The MCP reference: the official SDK alone, serving exactly pds's result for the same call.
+    const resultFile = path.join(dataDir, 'mcp-result.json');
+    writeFileSync(resultFile, JSON.stringify((JSON.parse(mcpAnswer) as { result: unknown }).result));
+    const sdk = await spawnServer('sdk-reference', { BENCH_MCP_RESULT: resultFile });
+    cleanups.push(() => stop(sdk.child));
+    const restReference = `bare Koa, ${(restBytes / 1024).toFixed(1)} KB JSON (REST read's size)`;
+    const mcpReference = 'bare MCP SDK server, same result (2025-11-25)';
 
     const scenarios: Scenario[] = [
       { name: 'bare Koa hello', url: hello.url, headers: [{}], server: hello.child },
-      { name: `bare Koa, ${(restBytes / 1024).toFixed(1)} KB JSON (REST read's size)`, url: `${hello.url}/json?bytes=${restBytes}`, headers: [{}], server: hello.child },
+      { name: restReference, url: `${hello.url}/json?bytes=${restBytes}`, headers: [{}], server: hello.child },
       { name: `bare Koa, ${(mcpBytes / 1024).toFixed(1)} KB JSON (MCP answer's size)`, url: `${hello.url}/json?bytes=${mcpBytes}`, headers: [{}], server: hello.child },
-      { name: 'REST read, self-issued JWT', url: read, headers: as(selfTokens), server: pds.child },
-      { name: 'REST read, GitHub PAT', url: read, headers: as(pats), server: pds.child },
-      { name: 'REST read, Dex JWT', url: read, headers: as(dexTokens), server: pds.child },
+      {
+        name: mcpReference,
+        url: sdk.url,
+        method: 'POST',
+        body: mcpBody,
+        headers: [{ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }],
+        server: sdk.child,
+      },
+      { name: 'REST read, self-issued JWT', url: read, headers: as(selfTokens), server: pds.child, reference: restReference },
+      { name: 'REST read, GitHub PAT', url: read, headers: as(pats), server: pds.child, reference: restReference },
+      { name: 'REST read, Dex JWT', url: read, headers: as(dexTokens), server: pds.child, reference: restReference },
       {
         name: 'MCP tools/call (same read)',
         url: `${pds.url}/mcp?toolsets=catalog`,
@@ -268,6 +289,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
         body: mcpBody,
         headers: as(mcpTokens, mcpHeaders),
         server: pds.child,
+        reference: mcpReference,
       },
       {
         name: 'MCP tools/call, protocol 2026-07-28 (same read)',
@@ -276,13 +298,17 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
         body: mcpModernBody,
         headers: as(mcpModernTokens, mcpModernHeaders),
         server: pds.child,
+        reference: mcpReference,
       },
-      { name: 'REST read, self-issued, loopback-exempt', url: read, headers: as(selfTokens, {}), server: pds.child },
+      { name: 'REST read, self-issued, loopback-exempt', url: read, headers: as(selfTokens, {}), server: pds.child, reference: restReference },
     ];
 
     const rows: Row[] = [];
+    // BENCH_ONLY keeps bare Koa, the matching rows and the references they are compared with.
+    const chosen = scenarios.filter((s) => !only || s === scenarios[0] || only.some((o) => s.name.toLowerCase().includes(o)));
+    const wanted = new Set([...chosen.map((s) => s.name), ...chosen.flatMap((s) => (s.reference ? [s.reference] : []))]);
     for (const s of scenarios) {
-      if (only && s !== scenarios[0] && !only.some((o) => s.name.toLowerCase().includes(o))) continue;
+      if (!wanted.has(s.name)) continue;
       process.stderr.write(`bench: ${s.name} (${seconds} s, ${connections} connections)…\n`);
       rows.push(await drive(s, seconds, connections));
     }
@@ -290,15 +316,27 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
     const rssMiB = rss / 2 ** 20;
 
     const base = rows[0]!.rps;
+    const referenceRatio = (r: Row) => {
+      const ref = rows.find((x) => x.name === r.reference);
+      return ref ? r.rps / ref.rps : Number.NaN;
+    };
     const table = [
-      '| scenario | req/s | p50 ms | p99 ms | × bare Koa | server CPU µs/req | non-2xx | errors |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / base).toFixed(2)} | ${Math.round(r.cpuUs)} | ${r.non2xx} | ${r.errors} |`),
+      '| scenario | req/s | p50 ms | p99 ms | × bare Koa | × its reference | server CPU µs/req | non-2xx | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map(
+        (r) =>
+          `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / base).toFixed(2)} | ${r.reference ? referenceRatio(r).toFixed(2) : '—'} | ${Math.round(r.cpuUs)} | ${r.non2xx} | ${r.errors} |`,
+      ),
     ].join('\n');
-    const pdsRows = rows.filter((r) => !r.name.startsWith('bare Koa'));
+    const pdsRows = rows.filter((r) => !r.name.startsWith('bare '));
+    const worstAgainst = (names: string[]) => Math.min(...rows.filter((r) => names.includes(r.name)).map(referenceRatio));
+    const restSameBody = worstAgainst(['REST read, self-issued JWT', 'REST read, GitHub PAT', 'REST read, Dex JWT']);
+    const mcpSdk = worstAgainst(['MCP tools/call (same read)']);
     const ratio = (name: string) => (rows.find((r) => r.name === name)?.rps ?? Number.NaN) / base;
     const restWorst = Math.min(ratio('REST read, self-issued JWT'), ratio('REST read, GitHub PAT'), ratio('REST read, Dex JWT'));
     const checks: [string, boolean][] = [
+      [`authenticated REST read ≥ 0.8× bare Koa sending the same body (worst token form: ${restSameBody.toFixed(2)}×)`, restSameBody >= 0.8],
+      [`MCP tools/call ≥ 1.0× the bare SDK server serving the same result (${mcpSdk.toFixed(2)}×)`, mcpSdk >= 1.0],
       [`authenticated REST read ≥ 0.40× bare Koa (worst token form: ${restWorst.toFixed(2)}×)`, restWorst >= 0.4],
       [`MCP tools/call ≥ 0.25× bare Koa (${ratio('MCP tools/call (same read)').toFixed(2)}×)`, ratio('MCP tools/call (same read)') >= 0.25],
       [`p99 < 25 ms at ${connections} connections (worst pds row: ${Math.max(...pdsRows.map((r) => r.p99))} ms)`, pdsRows.every((r) => r.p99 < 25)],
