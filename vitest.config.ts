@@ -57,6 +57,8 @@ export default defineConfig({
           // The suites share one control plane and its cluster-wide objects (the workflow ConfigMap's GitOps
           // repository, the Argo CD namespace, the stand-in controllers): one file at a time.
           fileParallelism: false,
+          // Explicitly after the unit project (where vitest puts a one-worker project anyway), so log-scan can follow.
+          sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -64,7 +66,7 @@ export default defineConfig({
       {
         extends: true,
         // After every other project (groups run from the lowest order up): the whole run's log is complete by then.
-        test: { name: 'log-scan', include: [scan], sequence: { groupOrder: 1 } },
+        test: { name: 'log-scan', include: [scan], sequence: { groupOrder: 2 } },
       },
     ],
   },
