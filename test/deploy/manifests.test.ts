@@ -91,6 +91,18 @@ describe('Kubernetes manifests', () => {
     const mounts = container.volumeMounts.map((m: any) => m.mountPath);
     expect(mounts).toContain(config.dataDir);
   });
+
+  it('leaves the drain its time: preStop pause + PDS_SHUTDOWN_S fit the grace period; metrics on their own port', () => {
+    const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? 'x'.repeat(48)])) as Record<string, string>;
+    const config = loadConfig(env);
+    const pause = Number(container.lifecycle.preStop.exec.command.at(-1));
+    expect(pause).toBeGreaterThan(0);
+    expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(pause + config.shutdownSeconds);
+    const metricsPort = container.ports.find((p: any) => p.name === 'metrics').containerPort;
+    expect(config.metricsPort).toBe(metricsPort);
+    const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'pds');
+    expect(service.spec.ports.map((p: any) => p.targetPort)).toContain('metrics');
+  });
 });
 
 describe('Kubernetes manifests of the kubernetes backend (deploy/kubernetes/cluster/)', () => {
