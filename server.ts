@@ -80,6 +80,7 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger):
     return createSandboxPlatform({
       log,
       dataDir: config.dataDir,
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       domain: config.domain,
       stepMs: config.sandboxStepMs,
       githubAppSlug: config.githubAppSlug,

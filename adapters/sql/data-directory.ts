@@ -1,6 +1,6 @@
 /**
- * The start-up refusal of issue 7 item 13: a data directory that holds files of an earlier pds (its log journal, its
- * token secret, an imported `state.json`) but not the records they belong with has lost its store — a deleted or
+ * The start-up refusal of issue 7 item 13: a data directory that holds files of an earlier pds (its log journal, an
+ * imported `state.json`) but not the records they belong with has lost its store — a deleted or
  * unmounted `pds.db`, a missing `state.json`. Starting empty there would hide that and, worse, compact the journal of
  * services that "no longer exist". pds refuses instead, names the file it found and how to start fresh, and deletes
  * nothing. The platform factory calls {@link checkDataDirectory} before it opens the store.
@@ -12,7 +12,10 @@ import { SQLITE_FILE } from './database.js';
 import { LEGACY_STATE_FILE, IMPORTED_STATE_FILE } from './state-import.js';
 
 /** Files only a pds that had records writes into its data directory, in the order they are named in a refusal. */
-const TRACES = ['logs.jsonl', 'jwt-secret', IMPORTED_STATE_FILE, `${SQLITE_FILE}-wal`, `${SQLITE_FILE}-shm`];
+/**
+ * `jwt-secret` is not one: `pds token` (and an operator preparing a directory) writes it before any pds has run there.
+ */
+const TRACES = ['logs.jsonl', IMPORTED_STATE_FILE, 'logs.jsonl.imported', `${SQLITE_FILE}-wal`, `${SQLITE_FILE}-shm`];
 
 /** The data directory holds pds files but not its store; `file` is the one that gave it away. */
 export class DataDirectoryError extends Error {
@@ -28,7 +31,7 @@ export class DataDirectoryError extends Error {
 
 /**
  * Refuse to start on a data directory whose records are missing.
- * - SQLite: the directory holds a trace of an earlier pds (`logs.jsonl`, `jwt-secret`, `state.json.imported`,
+ * - SQLite: the directory holds a trace of an earlier pds (`logs.jsonl`, `state.json.imported`, `logs.jsonl.imported`,
  *   `pds.db-wal`/`-shm`) but neither `pds.db` nor a `state.json` to import.
  * - PostgreSQL: the directory holds `pds.db`, records that PostgreSQL does not have.
  * A directory that does not exist or holds none of these is fine (a first start).

@@ -56,6 +56,8 @@ export interface StepProgress {
   name: string;
   status: StepStatus;
   /** ISO 8601 UTC, once the step ran. */
+  startedAt?: string;
+  /** ISO 8601 UTC, once the step ran. */
   finishedAt?: string;
 }
 

@@ -71,7 +71,7 @@ const StateV1 = z.object({
       message: z.string(),
       startedAt: z.string(),
       finishedAt: z.string().optional(),
-      steps: z.array(z.object({ name: z.string(), status: z.enum(['pending', 'succeeded', 'failed']), finishedAt: z.string().optional() })),
+      steps: z.array(z.object({ name: z.string(), status: z.enum(['pending', 'succeeded', 'failed']), startedAt: z.string().optional(), finishedAt: z.string().optional() })),
       nextStep: z.number().int().min(0),
     }),
   ),
