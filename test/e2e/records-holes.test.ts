@@ -184,12 +184,12 @@ describe('issue 7 item 6: operations on one service take effect in submission or
     await registerRepo(pds, 'alice', 'acme', 'acme/web');
     const onboard = { action: 'onboard', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.1.0', port: '8080', service_template: 'default' };
     await executed(pds, 'alice', 'deploy-service', onboard); // rollback needs an earlier tag to return to
-    const names = [];
+    const names: string[] = [];
     for (const tag of ['0.2.0', '0.3.0', '0.4.0', '0.5.0']) {
       names.push(await execute(pds, 'alice', 'deploy-service', { action: 'deploy', team_name: 'acme', component_name: 'web', git_tag: tag, dockerfile_repo: 'acme/web' }));
     }
     names.push(await execute(pds, 'alice', 'rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' }));
-    const runs = [];
+    const runs: any[] = [];
     for (const name of names) runs.push(await waitForWorkflow(pds, 'alice', name, 30_000));
     expect(runs.map((r) => r.audit.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
     expect((await pds.api('alice', 'GET', '/api/v1/services/acme/web')).body).toMatchObject({ imageTag: '0.1.0' });
