@@ -83,6 +83,7 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger):
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       domain: config.domain,
       stepMs: config.sandboxStepMs,
+      busyTimeoutMs: config.sqliteBusyTimeoutMs,
       githubAppSlug: config.githubAppSlug,
     });
   }

@@ -13,13 +13,13 @@
  * | `code-host.ts` | repositories and installations |
  *
  * The audit trail, single-use claims and OAuth records are the record store's own (`SqlAuditStore`, `SqlOnceStore`,
- * `SqlOAuthStore`). Files in `dataDir` (SQLite): `pds.db` with its `-wal` and `-shm`; after an upgrade,
- * `state.json.imported` and `logs.jsonl.imported`.
+ * `SqlOAuthStore`). Files in `dataDir`: `pds-records.json` (which records the directory belongs with: item 13); SQLite:
+ * `pds.db` with its `-wal` and `-shm`; after an upgrade, `state.json.imported` and `logs.jsonl.imported`.
  */
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { Platform } from '../../core/ports.js';
-import { checkDataDirectory, importLogJournal, importStateFile, openRecordStore, type RecordStore } from '../sql/index.js';
+import { checkDataDirectory, claimDataDirectory, importLogJournal, importStateFile, openRecordStore, type RecordStore } from '../sql/index.js';
 import { sandboxBackend } from './backend.js';
 import { sandboxCodeHost } from './code-host.js';
 import { SandboxWorkflowEngine } from './engine.js';
@@ -91,6 +91,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     const imported = await importStateFile(store, { dataDir: options.dataDir, now, log });
     if (imported) log.info({ imported }, 'sandbox: imported state.json into the record store');
     await importLogJournal(store, { dataDir: options.dataDir, maxPerKey: options.maxLogLinesPerService, log });
+    await claimDataDirectory(store, options.dataDir);
     await sweepExpired(store, log);
     reaper = new PreviewReaper({ store, now, log });
     await reaper.sweep();

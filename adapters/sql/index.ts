@@ -210,6 +210,6 @@ export function leaseOwnerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
 
-export { checkDataDirectory, DataDirectoryError } from './data-directory.js';
+export { checkDataDirectory, claimDataDirectory, DataDirectoryError, RECORDS_FILE } from './data-directory.js';
 export { importStateFile } from './state-import.js';
 export { importLogJournal } from './log-import.js';

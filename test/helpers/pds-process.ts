@@ -116,7 +116,7 @@ export async function settledOver(pds: PdsProcess, user: string, name: string, t
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await pds.api(user, 'GET', `/api/v1/workflows/${name}`);
-    if (res.status === 200 && res.body.status !== 'submitted') return res.body;
+    if (res.status === 200 && res.body.audit?.status !== 'submitted') return res.body;
     if (Date.now() > deadline) throw new Error(`workflow ${name} did not settle: ${JSON.stringify(res.body)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
