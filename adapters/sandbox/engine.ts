@@ -47,6 +47,9 @@ export interface EngineOptions {
   log: Logger;
 }
 
+/** How often the leases of dead processes on this host are looked for while running, milliseconds. */
+const RELEASE_CHECK_MS = 2_000;
+
 /** How long a step waits before it is retried when the database could not commit it, milliseconds. */
 const RETRY_MS = 1_000;
 
@@ -62,6 +65,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   private poller: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
+  private lastReleaseCheck = 0;
   private closed = false;
   private readonly leaseMs: number;
   private readonly pollMs: number;
@@ -76,12 +80,18 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
    * whose queue lets it run, from its next step; afterwards poll for work every `pollMs`.
    */
   async start(): Promise<void> {
+    await this.releaseGone();
+    this.poll();
+  }
+
+  /** Free the leases of processes on this host that no longer run. */
+  private async releaseGone(): Promise<void> {
     const host = hostname();
+    this.lastReleaseCheck = Date.now();
     await this.options.store.workflows.releaseGone((owner) => {
       const [ownerHost, pid] = owner.split(':');
       return ownerHost === host && owner !== this.owner && !isRunning(Number(pid));
     });
-    this.poll();
   }
 
   /**
@@ -167,7 +177,8 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   private poll(): void {
     if (this.closed) return;
     this.poller = setTimeout(() => {
-      void this.claim().finally(() => this.poll());
+      const gone = Date.now() - this.lastReleaseCheck >= RELEASE_CHECK_MS ? this.releaseGone().catch(() => undefined) : Promise.resolve();
+      void gone.then(() => this.claim()).finally(() => this.poll());
     }, this.pollMs);
   }
 

@@ -189,3 +189,77 @@ describe('issue 7 item 13: a data directory that holds pds files but not its sto
     await pdsOn({ dataDir });
   });
 });
+
+describe('two pds processes on one PostgreSQL (issue 9 item 6)', () => {
+  it('run every step once, see every audit entry at once, accept a confirmation once, and finish what the other left when killed', async () => {
+    const location = await testLocation('postgres');
+    const a = await pdsOn(location, { stepMs: 20 });
+    const b = await pdsOn({ dataDir: await tempDir(), databaseUrl: location.databaseUrl! }, { stepMs: 20 });
+
+    const created = await execute(a, 'root', 'create-tenant', { team_name: 'acme', admins: 'alice' });
+    expect(created.status).toBe(200);
+    // Both see the entry at once: no waiting between the answer of one and the read of the other.
+    expect((await b.api('root', 'GET', '/api/v1/audit')).body.items.map((e: any) => e.workflowName)).toContain(created.body.workflowName);
+    await settledOver(b, 'root', created.body.workflowName);
+    expect((await b.api('alice', 'POST', '/api/v1/repos/grant-access', { team_name: 'acme', repo: 'acme/web' })).status).toBe(200);
+    expect((await a.api('alice', 'POST', '/api/v1/repos/sync', { team: 'acme' })).body.added).toEqual(['acme/web']);
+
+    // Twelve onboardings submitted to both: each step of each runs once, by whichever process holds its lease.
+    const names: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await execute([a, b][i % 2]!, 'alice', 'deploy-service', onboard(`svc${i}`));
+      expect(res.status).toBe(200);
+      for (const other of [a, b]) {
+        expect((await other.api('alice', 'GET', `/api/v1/workflows/${res.body.workflowName}`)).status).toBe(200);
+      }
+      names.push(res.body.workflowName);
+    }
+    for (const name of names) expect((await settledOver([a, b][names.indexOf(name) % 2]!, 'alice', name)).audit.status).toBe('succeeded');
+    const ran = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const lines = (await b.api('alice', 'GET', `/api/v1/logs/acme/svc${i}?lines=1000`)).body.lines as Array<{ line: string; labels: Record<string, string> }>;
+      const headers = lines.filter((l) => /^step \d\/9:/.test(l.line)).map((l) => l.line.slice(0, 8));
+      expect(headers).toEqual(['step 1/9', 'step 2/9', 'step 3/9', 'step 4/9', 'step 5/9', 'step 6/9', 'step 7/9', 'step 8/9', 'step 9/9']);
+      for (const l of lines) if (l.labels.workflow) ran.add(l.labels.workflow);
+    }
+    expect([...ran].sort()).toEqual([...names].sort());
+
+    // A confirmation value is accepted once across both.
+    const asked = await execute(a, 'alice', 'retire-service', { team_name: 'acme', component_name: 'svc0' });
+    expect(asked.status).toBe(400);
+    const confirm = /"confirm": "([^"]+)"/.exec(String(asked.body.error))![1]!;
+    const answers = await Promise.all([a, b, a, b].map((p) => execute(p, 'alice', 'retire-service', { team_name: 'acme', component_name: 'svc0', confirm })));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
+    for (const refused of answers.filter((r) => r.status === 400)) expect(refused.body.error).toMatch(/already (been )?used/);
+
+    // Killing one mid-workflow: the other finishes it. Deploys are submitted until one is mid-way under a's lease.
+    const db = new pg.Client({ connectionString: location.databaseUrl! });
+    await db.connect();
+    afterThisTest(() => db.end());
+    let slow: { body: any } | undefined;
+    for (let attempt = 0; attempt < 10 && !slow; attempt++) {
+      const res = await execute(a, 'alice', 'deploy-service', { action: 'deploy', team_name: 'acme', component_name: 'svc1', git_tag: `0.2.${attempt}`, dockerfile_repo: 'acme/web' });
+      expect(res.status).toBe(200);
+      for (;;) {
+        const { rows } = await db.query('select phase, next_step, lease_owner from workflows where name = $1', [res.body.workflowName]);
+        const row = rows[0] as { phase: string; next_step: number; lease_owner: string | null };
+        if (row.phase !== 'submitted') break;
+        if (row.next_step >= 2 && row.next_step <= 6) {
+          if (row.lease_owner?.includes(`:${a.child.pid}:`)) slow = res;
+          else await settledOver(b, 'alice', res.body.workflowName);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    }
+    expect(slow).toBeDefined();
+    await a.kill9();
+    expect((await b.api('alice', 'GET', `/api/v1/workflows/${slow!.body.workflowName}`)).body.audit.status).toBe('submitted');
+    const tag = (await b.api('alice', 'GET', `/api/v1/workflows/${slow!.body.workflowName}`)).body.audit.parameters.git_tag;
+    expect((await settledOver(b, 'alice', slow!.body.workflowName)).audit.status).toBe('succeeded');
+    expect((await b.api('alice', 'GET', '/api/v1/services/acme/svc1')).body.imageTag).toBe(tag);
+    const lines = (await b.api('alice', 'GET', '/api/v1/logs/acme/svc1?lines=1000')).body.lines as Array<{ line: string; labels: Record<string, string> }>;
+    const steps = lines.filter((l) => l.labels.workflow === slow!.body.workflowName && /^step \d\/8:/.test(l.line)).map((l) => l.line.slice(0, 8));
+    expect(steps).toEqual(['step 1/8', 'step 2/8', 'step 3/8', 'step 4/8', 'step 5/8', 'step 6/8', 'step 7/8', 'step 8/8']);
+  }, 90_000);
+});
