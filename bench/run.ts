@@ -13,7 +13,8 @@
  * `REDIS_URL` (default: start a redis-server), `BENCH_PROFILE=1` (pds writes a V8 CPU profile to bench/profiles/),
  * `BENCH_ONLY=mcp,pat` (run bare Koa and the scenarios whose names contain one of these; targets then partly unchecked).
  *
- * Then the record-store scenario (`store.ts`; `BENCH_ONLY=store` runs it alone, see there for its variables).
+ * Then the record-store scenario (`store.ts`; `BENCH_ONLY=store` runs it alone, see there for its variables) and the
+ * records scenario through HTTP (`records-http.ts`; `BENCH_ONLY=records` runs it alone).
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -30,6 +31,7 @@ import { startGitHubFixture } from '../test/fixtures/github-api.js';
 import { startDexFixture } from '../test/fixtures/dex.js';
 import { freePort } from '../test/fixtures/redis-server.js';
 import { forkEntry } from './child.js';
+import { recordsHttpBenchmark } from './records-http.js';
 import { storeBenchmark } from './store.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -135,13 +137,13 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
  */
 export async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1, BENCH_ONLY, BENCH_STORE_*)');
+    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1, BENCH_ONLY, BENCH_STORE_*, BENCH_RECORDS_*)');
     return 0;
   }
   const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim().toLowerCase());
   let ok = true;
-  if (!only || only.some((o) => o !== 'store')) {
-    const http = await httpBenchmark(only?.filter((o) => o !== 'store'));
+  if (!only || only.some((o) => o !== 'store' && o !== 'records')) {
+    const http = await httpBenchmark(only?.filter((o) => o !== 'store' && o !== 'records'));
     console.log(http.report);
     ok &&= http.ok;
   }
@@ -149,6 +151,11 @@ export async function main(argv: string[]): Promise<number> {
     const store = await storeBenchmark((line) => process.stderr.write(`${line}\n`));
     console.log(`\n${store.report}`);
     ok &&= store.ok;
+  }
+  if (!only || only.includes('records')) {
+    const records = await recordsHttpBenchmark((line) => process.stderr.write(`${line}\n`));
+    console.log(`\n${records.report}`);
+    ok &&= records.ok;
   }
   return ok ? 0 : 1;
 }
