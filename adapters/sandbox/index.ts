@@ -60,7 +60,7 @@ export interface SandboxOptions {
 
 const HOUR_MS = 3_600_000;
 
-/** How often expired single-use claims and OAuth records are deleted, milliseconds. */
+/** How often expired single-use claims, OAuth records and log lines beyond the bound are deleted, milliseconds. */
 const SWEEP_MS = 10 * 60_000;
 
 /**
@@ -140,11 +140,15 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   };
 }
 
-/** Delete expired single-use claims and OAuth records; failures are logged (the next sweep retries). */
+/**
+ * Delete expired single-use claims and OAuth records, and log lines beyond the bound per service; failures are logged
+ * (the next sweep retries).
+ */
 async function sweepExpired(store: RecordStore, log: Logger): Promise<void> {
   try {
     await store.once.sweep();
     await store.oauth.sweep();
+    await store.logs.trim();
   } catch (err) {
     log.warn({ err }, 'sandbox: could not delete expired claims and OAuth records; retrying later');
   }

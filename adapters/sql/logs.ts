@@ -3,8 +3,9 @@
  * `app` '' for tenant-level workflows). A step appends its lines in the transaction that commits the step, so a line
  * is never shown for a step that did not happen, and every process on one database reads the same lines.
  *
- * Bounded: each append keeps only the newest `maxPerKey` lines of the services it wrote to (the oldest are deleted in
- * the same transaction, an index range on `(team, app, seq)`).
+ * Bounded: reads show at most the newest `maxPerKey` lines of a service, and {@link LogStore.trim} (run by the sandbox at
+ * start and every 10 minutes) deletes older ones. Trimming on every append cost ~3 ms per step commit at the bound
+ * (the walk of `maxPerKey` index entries), so it is batched (`bench/log-lines.ts`).
  */
 import { json, type Executor } from './executor.js';
 
@@ -28,23 +29,47 @@ export class LogStore {
     private readonly maxPerKey: number = DEFAULT_MAX_LINES_PER_SERVICE,
   ) {}
 
-  /** Append `lines` in order, then cut each service they belong to back to its newest `maxPerKey` lines. */
+  /** Append `lines` in order. */
   async append(lines: readonly LogRecord[]): Promise<void> {
     if (lines.length === 0) return;
     await this.db
       .insertInto('log_lines')
       .values(lines.map((l) => ({ team: l.team, app: l.app, timestamp: l.timestamp, line: l.line, labels: JSON.stringify(l.labels) })))
       .execute();
-    const keys = new Map(lines.map((l) => [`${l.team}/${l.app}`, l]));
-    for (const { team, app } of keys.values()) await this.trim(team, app);
   }
 
-  /** The newest `limit` lines of `team/app` not older than `since` (ISO 8601), oldest first; and how many older ones matched. */
+  /**
+   * Cut every service holding more than `maxPerKey` lines back to its newest `maxPerKey`.
+   * @returns how many lines were deleted.
+   */
+  async trim(): Promise<number> {
+    const over = await this.db
+      .selectFrom('log_lines')
+      .select(['team', 'app', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['team', 'app'])
+      .having((eb) => eb.fn.countAll(), '>', this.maxPerKey)
+      .execute();
+    let deleted = 0;
+    for (const { team, app } of over) deleted += await this.trimOne(team, app);
+    return deleted;
+  }
+
+  /**
+   * The newest `limit` lines of `team/app` not older than `since` (ISO 8601), oldest first, of its newest `maxPerKey`;
+   * and how many more of those matched.
+   */
   async read(team: string, app: string, options: { since: string; limit: number }): Promise<{ lines: LogRecord[]; hidden: number }> {
-    const limit = Math.max(0, Math.floor(options.limit));
+    const limit = Math.min(this.maxPerKey, Math.max(0, Math.floor(options.limit)));
     const base = this.db.selectFrom('log_lines').where('team', '=', team).where('app', '=', app).where('timestamp', '>=', options.since);
     const rows = limit === 0 ? [] : await base.selectAll().orderBy('seq', 'desc').limit(limit).execute();
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    // How many matched in all (counting no further than the bound), only when not all were shown.
+    const total =
+      rows.length < limit
+        ? { n: rows.length }
+        : await this.db
+            .selectFrom(base.select('seq').orderBy('seq', 'desc').limit(this.maxPerKey).as('matched'))
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow();
     const lines = rows.reverse().map((r) => ({ team: r.team, app: r.app, timestamp: r.timestamp, line: r.line, labels: json<Record<string, string>>(r.labels) }));
     return { lines, hidden: Number(total.n) - lines.length };
   }
@@ -54,7 +79,7 @@ export class LogStore {
     await this.db.deleteFrom('log_lines').where('team', '=', team).execute();
   }
 
-  private async trim(team: string, app: string): Promise<void> {
+  private async trimOne(team: string, app: string): Promise<number> {
     const cut = await this.db
       .selectFrom('log_lines')
       .select('seq')
@@ -64,6 +89,8 @@ export class LogStore {
       .offset(this.maxPerKey)
       .limit(1)
       .executeTakeFirst();
-    if (cut) await this.db.deleteFrom('log_lines').where('team', '=', team).where('app', '=', app).where('seq', '<=', cut.seq).execute();
+    if (!cut) return 0;
+    const deleted = await this.db.deleteFrom('log_lines').where('team', '=', team).where('app', '=', app).where('seq', '<=', cut.seq).executeTakeFirst();
+    return Number(deleted.numDeletedRows);
   }
 }
