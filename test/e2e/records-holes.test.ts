@@ -140,6 +140,16 @@ describe('issue 7 item 2: env values are redacted everywhere but the step that a
     expect(rows.records.includes('hunter2')).toBe(false);
     expect(rows.environments.includes('hunter2-value-2')).toBe(true);
     expect(JSON.stringify(recording.lines).includes('hunter2')).toBe(false);
+    // The old log journal came along, and both files are kept under their new names.
+    // (Read in the database: the fixture's lines may be older than the 7 days GET /logs looks back.)
+    const db = new BetterSqlite3(path.join(dataDir, 'pds.db'), { readonly: true });
+    const imported = db.prepare("select count(*) as n from log_lines where team = 'acme' and app = 'web' and labels like '%deploy-service-1158-2%'").get() as { n: number };
+    db.close();
+    expect(imported.n).toBeGreaterThan(5);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(['state.json.imported', 'logs.jsonl.imported', 'pds.db', 'pds-records.json']));
+    expect(readdirSync(dataDir)).not.toContain('state.json');
+    expect(readdirSync(dataDir)).not.toContain('logs.jsonl');
   });
 });
 
