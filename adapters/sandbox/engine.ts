@@ -66,6 +66,8 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
   private lastReleaseCheck = 0;
+  /** What onChange listeners were last told of each unfinished workflow (`phase:nextStep`), to notice other processes' steps. */
+  private readonly told = new Map<string, string>();
   private closed = false;
   private readonly leaseMs: number;
   private readonly pollMs: number;
@@ -126,7 +128,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
       await tx.audit.append({ ...submission.audit, workflowName: submission.name }, submission.tenantUid !== undefined ? { tenantUid: submission.tenantUid } : {});
     });
     const recorded = await store.workflows.get(submission.name).catch(() => undefined);
-    if (recorded) this.changed(toRun(recorded));
+    if (recorded) this.changed(toRun(recorded), recorded.nextStep);
     this.wake(stepMs);
   }
 
@@ -178,8 +180,32 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     if (this.closed) return;
     this.poller = setTimeout(() => {
       const gone = Date.now() - this.lastReleaseCheck >= RELEASE_CHECK_MS ? this.releaseGone().catch(() => undefined) : Promise.resolve();
-      void gone.then(() => this.claim()).finally(() => this.poll());
+      void gone
+        .then(() => this.claim())
+        .then(() => this.watchOthers())
+        .finally(() => this.poll());
     }, this.pollMs);
+  }
+
+  /**
+   * While anyone listens to onChange: tell them of the steps and settlements other processes recorded since the last
+   * poll (the unfinished workflows, and those that were unfinished last time), as this process tells of its own.
+   */
+  private async watchOthers(): Promise<void> {
+    if (this.closed || this.changeListeners.size === 0) return;
+    try {
+      const unfinished = await this.options.store.workflows.unfinished();
+      const now = new Set(unfinished.map((r) => r.name));
+      const finished = await Promise.all([...this.told.keys()].filter((n) => !now.has(n)).map((n) => this.options.store.workflows.get(n)));
+      for (const record of [...unfinished, ...finished]) {
+        if (!record) continue;
+        const before = this.told.get(record.name);
+        if (before === undefined && record.phase === 'submitted') this.told.set(record.name, `${record.phase}:${record.nextStep}`);
+        else if (before !== undefined && before !== `${record.phase}:${record.nextStep}`) this.changed(toRun(record), record.nextStep);
+      }
+    } catch (err) {
+      this.options.log.warn({ err }, 'sandbox: could not read workflow progress for onChange listeners; retrying');
+    }
   }
 
   /** Lease every runnable, due workflow the store hands out and schedule its next step. One claim at a time. */
@@ -245,7 +271,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
 
     this.options.afterCommit?.();
     const run = toRun(record);
-    this.changed(run);
+    this.changed(run, record.nextStep);
     if (record.phase === 'submitted') {
       this.schedule(name, record.nextStep, Math.max(0, record.dueAt - Date.now()));
     } else {
@@ -344,7 +370,9 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     return { ...record, steps, phase: 'failed', message, finishedAt };
   }
 
-  private changed(run: WorkflowRun): void {
+  private changed(run: WorkflowRun, nextStep = run.steps.findIndex((s) => s.status === 'pending' || s.status === 'running')): void {
+    if (run.phase === 'submitted') this.told.set(run.name, `${run.phase}:${nextStep}`);
+    else this.told.delete(run.name);
     for (const listener of this.changeListeners) {
       try {
         listener(structuredClone(run));
