@@ -81,9 +81,21 @@ const Env = z.object({
   PDS_SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   PDS_TOKEN: z.string().optional(),
   PDS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  PDS_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  PDS_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (a scraper\'s bearer token, e.g. "openssl rand -hex 24")').optional(),
+  PDS_SHUTDOWN_S: z.coerce.number().min(0).max(600).default(20),
   PDS_ALLOWED_ORIGINS: csv.pipe(z.array(origin)),
   PDS_WORKFLOW_NAMESPACE: namespace.default('pds-workflows'),
   PDS_ARGOCD_NAMESPACE: namespace.default('argocd'),
+  PDS_REGISTRY: z
+    .string()
+    .regex(/^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/, 'must be a registry host with an optional path, e.g. "registry.example.com/pds"')
+    .default('registry.localhost/pds'),
+  PDS_GITOPS_REPO: z.string().optional(),
+  PDS_LOKI_URL: url('http://loki.monitoring:3100').optional(),
+  PDS_GITHUB_APP_ID: z.string().regex(/^[0-9]+$/, 'must be the GitHub App\'s numeric id, e.g. "123456"').optional(),
+  PDS_GITHUB_APP_PRIVATE_KEY: z.string().optional(),
+  PDS_GITHUB_APP_PRIVATE_KEY_FILE: z.string().optional(),
   PDS_TOOLSETS: z
     .string()
     .default('all')
@@ -148,6 +160,15 @@ export interface Config {
   token?: string;
   /** `PDS_LOG_LEVEL`: least severe level written (default `info`). */
   logLevel: LogLevel;
+  /** `PDS_METRICS_PORT`: serve `GET /metrics` without a token on this port too (`rest/metrics.ts`). */
+  metricsPort?: number;
+  /** `PDS_METRICS_TOKEN`: serve `GET /metrics` on the main port to a scraper sending this bearer token. */
+  metricsToken?: string;
+  /**
+   * `PDS_SHUTDOWN_S` (default 20, under Kubernetes' 30 s grace period): on SIGTERM, how long in-flight requests may
+   * take to finish before their connections are closed, seconds.
+   */
+  shutdownSeconds: number;
   /**
    * `PDS_ALLOWED_ORIGINS`: browser origins (`https://app.example.com`) allowed to call `POST /mcp` besides the
    * origin of `baseUrl`; a request with any other `Origin` is refused with 403 (MCP "Streamable HTTP", DNS rebinding).
@@ -159,6 +180,17 @@ export interface Config {
   workflowNamespace: string;
   /** `PDS_ARGOCD_NAMESPACE` (default `argocd`): where Argo CD Applications live; no tenant may take the name. */
   argocdNamespace: string;
+  /** `PDS_REGISTRY`: images are `<registry>/<team>/<service>:<tag>` (kubernetes backend). */
+  registry: string;
+  /** `PDS_GITOPS_REPO`: the GitOps repository the WorkflowTemplates write (shown in notes; the templates read their own copy). */
+  gitopsRepo?: string;
+  /** `PDS_LOKI_URL`: service logs from Loki `query_range` instead of the pods (kubernetes backend). */
+  lokiUrl?: string;
+  /**
+   * The GitHub App (kubernetes backend): `PDS_GITHUB_APP_ID` with `PDS_GITHUB_APP_PRIVATE_KEY` (PEM) or
+   * `PDS_GITHUB_APP_PRIVATE_KEY_FILE` (read at start-up); absent when not configured.
+   */
+  githubApp?: { appId: string; privateKey?: string; privateKeyFile?: string };
 }
 
 /**
@@ -180,6 +212,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (Boolean(e.PDS_GITHUB_OAUTH_CLIENT_ID) !== Boolean(e.PDS_GITHUB_OAUTH_CLIENT_SECRET)) {
     problems.push('  PDS_GITHUB_OAUTH_CLIENT_ID, PDS_GITHUB_OAUTH_CLIENT_SECRET: set both (a GitHub OAuth app) or neither');
+  }
+  if (e.PDS_GITHUB_APP_ID && !(e.PDS_GITHUB_APP_PRIVATE_KEY || e.PDS_GITHUB_APP_PRIVATE_KEY_FILE)) {
+    problems.push('  PDS_GITHUB_APP_PRIVATE_KEY, PDS_GITHUB_APP_PRIVATE_KEY_FILE: set one of them with PDS_GITHUB_APP_ID (the app\'s private key, PEM)');
   }
   if (problems.length) throw new Error(`invalid configuration:\n${problems.join('\n')}`);
   return {
@@ -212,9 +247,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sqliteBusyTimeoutMs: e.PDS_SQLITE_BUSY_TIMEOUT_MS,
     token: e.PDS_TOKEN,
     logLevel: e.PDS_LOG_LEVEL,
+    metricsPort: e.PDS_METRICS_PORT,
+    metricsToken: e.PDS_METRICS_TOKEN,
+    shutdownSeconds: e.PDS_SHUTDOWN_S,
     allowedOrigins: e.PDS_ALLOWED_ORIGINS,
     toolsets: e.PDS_TOOLSETS,
     workflowNamespace: e.PDS_WORKFLOW_NAMESPACE,
     argocdNamespace: e.PDS_ARGOCD_NAMESPACE,
+    registry: e.PDS_REGISTRY,
+    gitopsRepo: e.PDS_GITOPS_REPO,
+    lokiUrl: e.PDS_LOKI_URL,
+    ...(e.PDS_GITHUB_APP_ID && {
+      githubApp: { appId: e.PDS_GITHUB_APP_ID, privateKey: e.PDS_GITHUB_APP_PRIVATE_KEY, privateKeyFile: e.PDS_GITHUB_APP_PRIVATE_KEY_FILE },
+    }),
   };
 }

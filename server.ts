@@ -4,23 +4,27 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import { createLogger, silentLogger, type Logger } from './core/logger.js';
 import type { Platform } from './core/ports.js';
 import { createSandboxPlatform } from './adapters/sandbox/index.js';
+import { createKubernetesPlatform } from './adapters/kubernetes/index.js';
+import { readPrivateKey } from './adapters/github/app.js';
 import { connectRedis } from './adapters/redis/connect.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { loadOrCreateSecret } from './auth/self-issued.js';
 import type { Config } from './config.js';
 import { createRestApp } from './rest/app.js';
-import { createAuthLimits, type AuthLimits } from './rest/auth-limit.js';
+import { createAuthLimits, createOAuthLimit, type AuthLimits } from './rest/auth-limit.js';
 import { answerClientError, refuseConnect } from './rest/client-error.js';
 import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
 import { wellKnownRouter } from './rest/well-known.js';
 import { createGitHubUserLookup } from './adapters/github/users.js';
 import { createAuthorizationServer } from './auth/oauth/provider.js';
+import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
 import { dexUpstream } from './auth/oauth/upstream-dex.js';
 import { githubUpstream } from './auth/oauth/upstream-github.js';
 import type { Upstream } from './auth/oauth/upstream.js';
@@ -30,6 +34,9 @@ import type { WriteLimiter } from './tools/define.js';
 import { checkedTools } from './tools/registry.js';
 
 /** A listening pds. */
+
+/** How long closing waits for requests in flight (waits answering at shutdown) before cutting connections, ms. */
+const CLOSE_GRACE_MS = 2000;
 export interface RunningServer {
   /** `http://<host>:<port>` actually bound (port 0 resolved). */
   url: string;
@@ -38,8 +45,21 @@ export interface RunningServer {
   platform: Platform;
   /** The Koa app being served (its routers give the mounted routes: `rest/mounted-routes.ts`). */
   app: Koa;
-  /** Stop listening, end open connections, stop background work and flush state. */
+  /** The process logger pds writes to. */
+  log: Logger;
+  /** The server's metrics (`/metrics`). */
+  metrics: Metrics;
+  /** Stop listening, end open connections at once, stop background work and flush state. */
   close(): Promise<void>;
+  /**
+   * Graceful shutdown (what SIGTERM does; issue 13 §3): `/readyz` answers 503, the listener stops accepting, idle
+   * keep-alive connections close and every answer from now on says `Connection: close`; requests in flight finish,
+   * for at most `graceMs` (default `PDS_SHUTDOWN_S`), after which their connections are closed. Then the platform
+   * stops background work (running workflows stay recorded as running and are resumed by the next pds: the sandbox
+   * continues them, the cluster tracks them again) and Redis and the record store are closed.
+   * @returns how many requests were still in flight when the grace period ended (0 for a clean drain).
+   */
+  shutdown(graceMs?: number): Promise<{ unfinished: number }>;
 }
 
 /** Pieces a caller (tests, issue 3 wiring) may supply instead of the defaults. */
@@ -73,12 +93,14 @@ export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Upstre
 
 /**
  * The platform for `config.backend`.
- * @throws Error for `kubernetes` until the cluster adapters land.
+ * @param shutdown aborted when pds begins shutting down; the platform's `shutdown` signal follows it.
+ * @throws Error for `kubernetes` without `PDS_DATABASE_URL`, without a cluster, or when its caches cannot be filled.
  */
-export async function buildPlatform(config: Config, log: Logger = silentLogger): Promise<Platform> {
+export async function buildPlatform(config: Config, log: Logger = silentLogger, shutdown?: AbortSignal): Promise<Platform> {
   if (config.backend === 'sandbox') {
     return createSandboxPlatform({
       log,
+      shutdown,
       dataDir: config.dataDir,
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       domain: config.domain,
@@ -87,7 +109,21 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger):
       githubAppSlug: config.githubAppSlug,
     });
   }
-  throw new Error('PDS_BACKEND=kubernetes is not available in this build yet; use PDS_BACKEND=sandbox');
+  const privateKey = config.githubApp && readPrivateKey(config.githubApp.privateKey, config.githubApp.privateKeyFile);
+  return createKubernetesPlatform({
+    log,
+    shutdown,
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    workflowNamespace: config.workflowNamespace,
+    argocdNamespace: config.argocdNamespace,
+    registry: config.registry,
+    domain: config.domain,
+    lokiUrl: config.lokiUrl,
+    githubAppSlug: config.githubAppSlug,
+    ...(config.githubApp &&
+      privateKey && { githubApp: { appId: config.githubApp.appId, privateKey, slug: config.githubAppSlug, apiUrl: config.githubApiUrl } }),
+  });
 }
 
 /**
@@ -96,15 +132,21 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger):
  */
 export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
   const log = overrides.log ?? createLogger({ level: config.logLevel });
+  const draining = new AbortController();
   // The secret first: refusing a bad one must not leave a platform (and its data-directory lock) behind.
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
-  const platform = overrides.platform ?? (await buildPlatform(config, log));
-  // Settle audit entries as workflows finish; idempotent for engines that settle them themselves.
-  platform.workflows.onSettled((run) => {
-    void platform.audit.settle(run.name, run.phase, run.message).catch((err: unknown) => log.error({ err, workflow: run.name }, 'could not settle an audit entry'));
-  });
+  const platform = overrides.platform ?? (await buildPlatform(config, log, draining.signal));
   // Shared limits and PAT cache when REDIS_URL is set; never waits on an unreachable Redis (rest/ratelimit.ts policy).
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, { log }) : undefined;
+  const metrics = createMetrics({ platform, redis });
+  const onDecision = metrics.limitDecision.bind(metrics);
+  // Settle audit entries as workflows finish; idempotent for engines that settle them themselves.
+  platform.workflows.onSettled((run) => {
+    const seconds = run.finishedAt ? Math.max(0, (Date.parse(run.finishedAt) - Date.parse(run.startedAt)) / 1000) : 0;
+    metrics.workflowSettled(run.operation, run.phase, seconds);
+    log.info({ workflow: run.name, operation: run.operation, phase: run.phase, seconds, message: run.message }, `workflow ${run.name} ${run.phase}`);
+    void platform.audit.settle(run.name, run.phase, run.message).catch((err: unknown) => log.error({ err, workflow: run.name }, 'could not settle an audit entry'));
+  });
   const oauth = await createAuthorizationServer({
     baseUrl: config.baseUrl,
     secret,
@@ -115,29 +157,75 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     log,
   });
   const upstreams = buildUpstreams(config, overrides.oauthFetch);
+  const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
   const app = createRestApp({
     tools: checkedTools(),
     invokeDeps: {
       platform,
       config,
       confirmSecret: secret,
-      writeLimiter: overrides.writeLimiter ?? createWriteLimiter({ redis, log }),
+      writeLimiter: overrides.writeLimiter ?? createWriteLimiter({ redis, log, onDecision }),
     },
-    authenticator: overrides.authenticator ?? createAuthenticator(config, secret, { redis }),
-    routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy, log }),
-    authLimits: overrides.authLimits ?? createAuthLimits({ redis, log }),
+    authenticator: overrides.authenticator ?? createAuthenticator(config, secret, { redis, onCacheLookup: metrics.tokenCache.bind(metrics) }),
+    routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy, log, onDecision }),
+    authLimits: overrides.authLimits ?? createAuthLimits({ redis, log, onDecision }),
     publicRoutes: [
       wellKnownRouter(config),
-      oauthProtocolRouter(oauth),
-      oauthInteractionRouter({ server: oauth, upstreams, baseUrl: config.baseUrl, log }),
+      oauthProtocolRouter(oauth, oauthLimit),
+      oauthInteractionRouter({ server: oauth, upstreams, baseUrl: config.baseUrl, log, gate: oauthLimit }),
       ...(overrides.publicRoutes ?? []),
     ],
     log,
+    metrics,
+    metricsToken: config.metricsToken,
+    draining: draining.signal,
   });
   const http = app.listen(config.port, config.host);
   http.on('clientError', answerClientError);
   http.on('connect', refuseConnect);
   await once(http, 'listening');
+  const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort, config.host) : undefined;
+  // Requests in flight, for the drain; once draining, every answer closes its connection after itself.
+  const inflight = new Set<ServerResponse>();
+  let drained: (() => void) | undefined;
+  http.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    inflight.add(res);
+    if (draining.signal.aborted) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      inflight.delete(res);
+      if (inflight.size === 0) drained?.();
+    });
+  });
+  let closed: Promise<void> | undefined;
+  const release = () =>
+    (closed ??= (async () => {
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
+      await platform.close();
+      await redis?.quit().catch(() => redis.disconnect());
+    })());
+  /**
+   * Stop accepting, abort `Platform.shutdown` (waiting calls answer at once), let requests in flight finish within
+   * `graceMs` (milliseconds), then cut what is left and release the platform and Redis.
+   * @returns how many requests were still unanswered when the grace period ended.
+   */
+  const drain = async (graceMs: number): Promise<{ unfinished: number }> => {
+    draining.abort();
+    for (const res of inflight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+    http.closeIdleConnections();
+    const allAnswered = inflight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (drained = resolve));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+    const outcome = await Promise.race([allAnswered.then(() => 'drained' as const), late]);
+    clearTimeout(timer);
+    const unfinished = outcome === 'late' ? inflight.size : 0;
+    if (unfinished) log.warn({ unfinished, graceMs }, 'shutdown: requests still running at the end of the grace period; closing their connections');
+    http.closeAllConnections();
+    await stopped;
+    await release();
+    return { unfinished };
+  };
   const port = (http.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   return {
@@ -146,13 +234,15 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     config,
     platform,
     app,
+    log,
+    metrics,
     async close() {
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
-      await platform.close();
-      redis?.disconnect();
+      // A quick stop (tests, error paths): the drain of shutdown() with a short grace, so calls waiting on a workflow
+      // (wait_seconds) still answer with its current state before connections are cut.
+      await drain(CLOSE_GRACE_MS);
+    },
+    async shutdown(graceMs = config.shutdownSeconds * 1000) {
+      return drain(graceMs);
     },
   };
 }

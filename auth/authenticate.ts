@@ -18,7 +18,7 @@ import { DEFAULT_SCOPES, type Scope } from './scopes.js';
 import { authorizationServerOf } from './oauth/authorization-server-of.js';
 import { protectedResourceMetadataUrl } from '../core/names.js';
 import { verifySelfToken } from './self-issued.js';
-import { TokenCache } from './token-cache.js';
+import { TokenCache, type CacheLookup } from './token-cache.js';
 
 /** What the caller of one authentication may add: a budget for the upstream calls it would cost. */
 export interface AuthAttempt {
@@ -59,6 +59,8 @@ export interface AuthenticatorDeps {
   timeoutMs?: number;
   /** Least time between key-set refetches for unknown `kid`s, milliseconds (default 30 000). */
   jwksCooldownMs?: number;
+  /** Told where each token verdict came from (metrics), per cache: `pat` (GitHub PATs) or `jwt` (verified JWTs). */
+  onCacheLookup?: (cache: 'pat' | 'jwt', result: CacheLookup) => void;
 }
 
 export type TokenForm = 'pat' | 'jwt' | 'unknown';
@@ -108,6 +110,7 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
     lookup: createGitHubUserLookup({ baseUrl: config.githubApiUrl, fetch: deps.fetch, timeoutMs: deps.timeoutMs }),
     redis: deps.redis,
     now,
+    onCacheLookup: deps.onCacheLookup && ((result) => deps.onCacheLookup!('pat', result)),
   });
 
   let external: ExternalJwtVerifier | undefined;
@@ -123,7 +126,7 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
     });
   }
 
-  const jwts = new TokenCache<Identity>({ namespace: 'pds:auth:jwt:', now });
+  const jwts = new TokenCache<Identity>({ namespace: 'pds:auth:jwt:', now, onLookup: deps.onCacheLookup && ((result) => deps.onCacheLookup!('jwt', result)) });
 
   async function verifyJwt(token: string): Promise<Identity> {
     const cached = jwts.peek(token);

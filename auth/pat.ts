@@ -10,7 +10,7 @@
 import type { Redis } from 'ioredis';
 import { Unauthenticated, isPlatformError } from '../core/errors.js';
 import type { GitHubUserLookup } from '../adapters/github/users.js';
-import { TokenCache } from './token-cache.js';
+import { TokenCache, type CacheLookup } from './token-cache.js';
 
 /** Scopes that grant `read:user`. */
 const READ_USER = new Set(['read:user', 'user']);
@@ -23,6 +23,8 @@ export interface PatVerifierOptions {
   /** How long a refused token is refused without asking GitHub again, milliseconds (default 30 000). */
   negativeTtlMs?: number;
   now?: () => number;
+  /** Told where each look-up was answered (metrics). */
+  onCacheLookup?: (result: CacheLookup) => void;
 }
 
 /**
@@ -42,7 +44,7 @@ export type PatVerifier = (token: string, beforeLookup?: () => Promise<void>) =>
 export function createPatVerifier(options: PatVerifierOptions): PatVerifier {
   const positiveTtlMs = options.positiveTtlMs ?? 300_000;
   const negativeTtlMs = options.negativeTtlMs ?? 30_000;
-  const cache = new TokenCache<string>({ namespace: 'pds:auth:pat:', redis: options.redis, now: options.now });
+  const cache = new TokenCache<string>({ namespace: 'pds:auth:pat:', redis: options.redis, now: options.now, onLookup: options.onCacheLookup });
   return async (token, beforeLookup) => {
     const verdict = await cache.resolve(token, async () => {
       await beforeLookup?.();

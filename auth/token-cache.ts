@@ -27,7 +27,15 @@ export interface TokenCacheOptions {
   maxEntries?: number;
   /** Clock in epoch milliseconds (tests). */
   now?: () => number;
+  /** Told where each look-up was answered (metrics): see {@link CacheLookup}. */
+  onLookup?: (result: CacheLookup) => void;
 }
+
+/**
+ * Where a look-up was answered: `memory` (this process), `redis` (another replica's verdict), `shared` (a verification
+ * of the same token already running), or `miss` (verified upstream now).
+ */
+export type CacheLookup = 'memory' | 'redis' | 'shared' | 'miss';
 
 interface Entry<T> {
   verdict: Verdict<T>;
@@ -51,24 +59,36 @@ export class TokenCache<T> {
   readonly #namespace: string;
   readonly #maxEntries: number;
   readonly #now: () => number;
+  readonly #onLookup?: (result: CacheLookup) => void;
 
   constructor(options: TokenCacheOptions) {
     this.#redis = options.redis;
     this.#namespace = options.namespace;
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#now = options.now ?? Date.now;
+    this.#onLookup = options.onLookup;
   }
 
   /** The cached verdict for `token` (memory, then Redis), else the loader's, stored for its `ttlMs`. */
   async resolve(token: string, load: () => Promise<Timed<T>>): Promise<Verdict<T>> {
     const key = tokenHash(token);
     const hit = this.#peekHash(key);
-    if (hit) return hit;
+    if (hit) {
+      this.#onLookup?.('memory');
+      return hit;
+    }
     const pending = this.#inflight.get(key);
-    if (pending) return pending;
+    if (pending) {
+      this.#onLookup?.('shared');
+      return pending;
+    }
     const work = (async () => {
       const shared = await this.#fromRedis(key);
-      if (shared) return shared;
+      if (shared) {
+        this.#onLookup?.('redis');
+        return shared;
+      }
+      this.#onLookup?.('miss');
       const { verdict, ttlMs } = await load();
       this.#remember(key, verdict, ttlMs);
       await this.#toRedis(key, verdict, ttlMs);
@@ -80,7 +100,9 @@ export class TokenCache<T> {
 
   /** The in-memory verdict for `token`, if fresh. Synchronous: the hot path of an already-seen token. */
   peek(token: string): Verdict<T> | undefined {
-    return this.#peekHash(tokenHash(token));
+    const verdict = this.#peekHash(tokenHash(token));
+    this.#onLookup?.(verdict ? 'memory' : 'miss');
+    return verdict;
   }
 
   /** Store a verdict in memory only. */

@@ -7,8 +7,8 @@
  * The operator commands (`serve`, `mcp`, `token`, `scaffold`, `openapi`) keep their own options and help: commander
  * dispatches to them and passes everything after the name through (`run(argv)` → exit code).
  *
- * Adding a command (`pds wait`, `pds workflows`): one file in `bin/commands/` exporting a function that returns a
- * commander `Command`, and one line in {@link PEOPLE_COMMANDS}.
+ * Adding a command: one file in `bin/commands/` exporting a function that returns a commander `Command`, and one line
+ * in {@link PEOPLE_COMMANDS}.
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
@@ -24,7 +24,9 @@ import { rollbackCommand } from './commands/rollback.js';
 import { servicesCommand } from './commands/services.js';
 import { statusCommand } from './commands/status.js';
 import { tenantsCommand } from './commands/tenants.js';
+import { waitCommand } from './commands/wait.js';
 import { whoamiCommand } from './commands/whoami.js';
+import { workflowsCommand } from './commands/workflows.js';
 
 /** The commands for people, in the order help lists them. */
 const PEOPLE_COMMANDS: (() => Command)[] = [
@@ -39,6 +41,8 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
   rollbackCommand,
   previewCommand,
   retireCommand,
+  workflowsCommand,
+  waitCommand,
 ];
 
 /** The operator commands: each module exports `summary` and `run(argv): Promise<exit code>`. */

@@ -14,7 +14,7 @@ import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { RateLimited, isPlatformError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
-import type { Logger } from '../core/logger.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
 import type { CallInteraction } from '../tools/interaction.js';
 import type { AnyTool } from '../tools/define.js';
@@ -27,6 +27,8 @@ import { docsRouter } from './docs.js';
 import { errorMiddleware, statusWithoutBody } from './errors.js';
 import { iconRouter } from './icon.js';
 import { mcpRouter, readMcpBody } from './mcp.js';
+import { metricsRouter, type Metrics } from './metrics.js';
+import { requestLog } from './request-log.js';
 import { openApiYaml } from './openapi.js';
 import { clientAddress } from './ratelimit.js';
 import { createRouter } from './router.js';
@@ -44,8 +46,14 @@ export interface RestAppOptions {
   authLimits?: AuthLimits;
   /** Unauthenticated routes mounted beside `/healthz` (e.g. `/.well-known/oauth-protected-resource`). */
   publicRoutes?: Router[];
-  /** Where unexpected errors go (default: nowhere). */
+  /** Where the request lines and unexpected errors go (default: nowhere). */
   log?: Logger;
+  /** Counted per request, tool call and limit decision; `/metrics` serves them (`rest/metrics.ts`). */
+  metrics?: Metrics;
+  /** `PDS_METRICS_TOKEN`: the bearer token `GET /metrics` on this port asks for; without it there is no such route. */
+  metricsToken?: string;
+  /** Aborted when pds begins shutting down: `/readyz` then answers 503 so load balancers stop sending traffic. */
+  draining?: AbortSignal;
 }
 
 /**
@@ -62,7 +70,10 @@ export function createRestApp(options: RestAppOptions): Koa {
     ctx.body = { status: 'ok' };
   });
   health.get('/readyz', async (ctx) => {
-    if (await invokeDeps.platform.ready()) {
+    if (options.draining?.aborted) {
+      ctx.status = 503;
+      ctx.body = { error: 'not ready: pds is shutting down' };
+    } else if (await invokeDeps.platform.ready()) {
       ctx.body = { status: 'ready', backend: invokeDeps.platform.kind };
     } else {
       ctx.status = 503;
@@ -124,6 +135,8 @@ export function createRestApp(options: RestAppOptions): Koa {
   // does not implement); ctx.matched gathers the path matches of every router, so one allowedMethods serves them all.
   const methods = new Router({ methods: METHODS });
 
+  if (options.metrics) app.context.metrics = options.metrics;
+  app.use(requestLog({ log: options.log ?? silentLogger, metrics: options.metrics }));
   app.use(errorMiddleware(options.log));
   // Runs after everything below: a request nothing answered gets a JSON 404, and allowedMethods' 405 a JSON body.
   app.use(statusWithoutBody());
@@ -131,6 +144,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   app.use(health.routes());
   app.use(docsRouter().routes());
   app.use(iconRouter().routes());
+  if (options.metrics && options.metricsToken) app.use(metricsRouter(options.metrics, options.metricsToken).routes());
   for (const router of options.publicRoutes ?? []) app.use(router.routes());
   app.use(mcp.routes());
   app.use(api.routes());

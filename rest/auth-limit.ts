@@ -12,8 +12,10 @@
  *   verdict is cached (good for 5 minutes, refused for 30 s: `auth/pat.ts`) costs nothing; asking GitHub about a new
  *   one spends one, and past the budget the token is refused with 429 before GitHub is asked.
  */
+import type { Middleware } from 'koa';
 import type { AuthAttempt } from '../auth/authenticate.js';
-import { budgetSpent, createWindowCounter, isExemptLoopback, type LimitOptions } from './ratelimit.js';
+import { OAUTH_ROUTES } from '../auth/oauth/provider.js';
+import { budgetSpent, clientAddress, createWindowCounter, isExemptLoopback, type LimitOptions } from './ratelimit.js';
 
 /** Failed authentications allowed per client address per minute. */
 export const FAILED_AUTHENTICATIONS_PER_MINUTE = 30;
@@ -88,5 +90,58 @@ export function createAuthLimits(options: AuthLimitOptions = {}): AuthLimits {
       if (blocked.size > MAX_BLOCKED) blocked.delete(blocked.keys().next().value!);
       throw tooMany(address, count.reset);
     },
+  };
+}
+
+/** Requests to the OAuth authorization server's routes allowed per client address per minute. */
+export const OAUTH_REQUESTS_PER_MINUTE = 60;
+/** Dynamic client registrations (`POST /oauth/register`) allowed per client address per minute. */
+export const OAUTH_REGISTRATIONS_PER_MINUTE = 10;
+
+export interface OAuthLimitOptions extends Omit<LimitOptions, 'max' | 'namespace'> {
+  /** `PDS_TRUST_PROXY`: the address from the last `X-Forwarded-For` entry (see `clientAddress`). */
+  trustProxy: boolean;
+  /** Requests per address per window (default {@link OAUTH_REQUESTS_PER_MINUTE}). */
+  maxRequests?: number;
+  /** Registrations per address per window (default {@link OAUTH_REGISTRATIONS_PER_MINUTE}). */
+  maxRegistrations?: number;
+  /** Redis key prefix (default `pds:limit`): keys are `<prefix>:oauth:<address>` and `<prefix>:oauthreg:<address>`. */
+  namespace?: string;
+}
+
+/**
+ * The limit on pds's OAuth routes (metadata, authorize, token, register, revoke, device flow, sign-in and consent
+ * pages), which take no bearer token and so pass neither the route limit nor the failed-authentication limit: at most
+ * {@link OAUTH_REQUESTS_PER_MINUTE} requests per client address a minute, of them at most
+ * {@link OAUTH_REGISTRATIONS_PER_MINUTE} client registrations (each one a stored record). A person signing in spends
+ * about six requests and a device-flow client polling every 5 s twelve a minute; past the budget the answer is 429 with
+ * `Retry-After` and `{ "error": "…" }`. Exempt and shared exactly as the failed-authentication limit (module comment).
+ * @returns Koa middleware to put in front of each OAuth route.
+ * @throws RateLimited (429) from the middleware when the address has spent a budget.
+ */
+export function createOAuthLimit(options: OAuthLimitOptions): Middleware {
+  const maxRequests = options.maxRequests ?? OAUTH_REQUESTS_PER_MINUTE;
+  const maxRegistrations = options.maxRegistrations ?? OAUTH_REGISTRATIONS_PER_MINUTE;
+  const duration = options.durationMs ?? 60_000;
+  const prefix = options.namespace ?? 'pds:limit';
+  const requests = createWindowCounter({ ...options, max: maxRequests, namespace: `${prefix}:oauth` }, `OAuth request limit (${maxRequests}/min)`);
+  const registrations = createWindowCounter(
+    { ...options, max: maxRegistrations, namespace: `${prefix}:oauthreg` },
+    `OAuth registration limit (${maxRegistrations}/min)`,
+  );
+  return async (ctx, next) => {
+    const address = clientAddress(ctx, options.trustProxy);
+    if (isExemptLoopback(address)) return next();
+    const count = await requests(address);
+    if (count.remaining <= 0) {
+      throw budgetSpent(`too many requests to the sign-in (OAuth) endpoints from ${address}: at most ${maxRequests} a minute`, maxRequests, count, duration);
+    }
+    if (ctx.method === 'POST' && ctx.path === OAUTH_ROUTES.registration) {
+      const registered = await registrations(address);
+      if (registered.remaining <= 0) {
+        throw budgetSpent(`too many client registrations from ${address}: at most ${maxRegistrations} a minute`, maxRegistrations, registered, duration);
+      }
+    }
+    return next();
   };
 }

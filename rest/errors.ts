@@ -16,12 +16,17 @@ interface HttpishError {
   headers?: Record<string, string>;
 }
 
-/** Koa middleware that renders every error as `{ "error": "…" }`. Mount it first. */
+/**
+ * Koa middleware that renders every error as `{ "error": "…" }`. Mount it right after `requestLog()` (`rest/request-log.ts`):
+ * the error is left in `ctx.state.error` for the request's line, which carries it with the request id (the whole
+ * error, stack and `cause`, for a 5xx). Without a request logger, unexpected errors are logged here.
+ */
 export function errorMiddleware(log: Logger = silentLogger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
+      ctx.state.error = err;
       if (isPlatformError(err)) {
         ctx.status = err.status;
         ctx.set(err.headers);
@@ -36,7 +41,7 @@ export function errorMiddleware(log: Logger = silentLogger): Middleware {
         ctx.body = { error: e.message || 'bad request' };
         return;
       }
-      log.error({ err, method: ctx.method, path: ctx.path }, 'unexpected error answering a request');
+      if (ctx.state.requestId === undefined) log.error({ err, method: ctx.method, path: ctx.path }, 'unexpected error answering a request');
       ctx.status = 500;
       ctx.body = { error: 'internal error' };
     }

@@ -26,6 +26,7 @@ import { createMcpServer, insufficientScopeForCall, protoKeyToolCall } from '../
 import { protectedResourceMetadataUrl } from '../core/names.js';
 import { createMcpHttpHandler } from '../tools/mcp-http.js';
 import { selectToolsets, toolsIn } from '../tools/toolsets.js';
+import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
 
 /** Largest MCP request body, after decompression (1 MiB, as for REST). */
@@ -50,6 +51,7 @@ function answerError(ctx: Context, status: number, code: number, message: string
   const body = ctx.request.body as { id?: unknown } | undefined;
   const id = body && typeof body === 'object' && !Array.isArray(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
   ctx.status = status;
+  ctx.state.error = message;
   ctx.body = { jsonrpc: '2.0', id, error: { code, message } };
 }
 
@@ -142,7 +144,7 @@ export function mcpRouter(options: McpRouteOptions): Router {
       return answerError(ctx, 403, INVALID_REQUEST, scopeRefusal.message);
     }
     const build = () =>
-      createMcpServer(selected, (tool, args, interaction) => options.run(tool, args, identity, interaction), {
+      createMcpServer(selected, (tool, args, interaction) => observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, interaction)), {
         readOnly: config.readOnly,
         log: options.log,
         baseUrl: config.baseUrl,

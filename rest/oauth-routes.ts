@@ -12,7 +12,7 @@
  * None of these routes takes a bearer token; they are listed as public in `test/rest/path-spelling.test.ts`.
  */
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import coBody from 'co-body';
 import { isPlatformError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -32,6 +32,15 @@ export interface OAuthRouteOptions {
   upstreams: readonly Upstream[];
   baseUrl: string;
   log: Logger;
+  /** Runs before each route (the per-address OAuth limit, `createOAuthLimit` in `rest/auth-limit.ts`). */
+  gate?: Middleware;
+}
+
+/** A strict router whose routes run `gate` first; @koa/router runs `use` middleware only for a request a route matches. */
+function gatedRouter(gate: Middleware | undefined): Router {
+  const router = createRouter();
+  if (gate) router.use(gate);
+  return router;
 }
 
 /** Hand the request to oidc-provider as it came (it reads its own bodies and writes its own answer). */
@@ -44,11 +53,11 @@ function delegate(server: AuthorizationServer) {
 }
 
 /**
- * The protocol endpoints, one exact route each.
- * @example app.use(oauthProtocolRouter(server).routes());
+ * The protocol endpoints, one exact route each, each behind `gate` when given.
+ * @example app.use(oauthProtocolRouter(server, createOAuthLimit({ redis, trustProxy })).routes());
  */
-export function oauthProtocolRouter(server: AuthorizationServer): Router {
-  const router = createRouter();
+export function oauthProtocolRouter(server: AuthorizationServer, gate?: Middleware): Router {
+  const router = gatedRouter(gate);
   const toProvider = delegate(server);
   router.get('/.well-known/oauth-authorization-server', toProvider);
   router.get('/.well-known/openid-configuration', toProvider);
@@ -81,7 +90,7 @@ export function oauthProtocolRouter(server: AuthorizationServer): Router {
 export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
   const { server, upstreams, baseUrl, log } = options;
   const { provider, store } = server;
-  const router = createRouter();
+  const router = gatedRouter(options.gate);
   const html = (ctx: Context, status: number, body: string) => {
     ctx.status = status;
     ctx.set('Cache-Control', 'no-store');

@@ -30,14 +30,15 @@ function sharedOperationFor(tools: readonly AnyTool[]): Schema {
   const first = tools[0]!;
   const binding = first.rest!;
   const pinnedNames = Object.keys(binding.pathValues ?? {});
-  const parameters = pathParams(binding.path).map((name) => ({
+  const parameters: Schema[] = pathParams(binding.path).map((name) => ({
     name,
     in: 'path',
     required: true,
     description: `One of: ${tools.map((t) => t.rest!.pathValues![name]).join(', ')}`,
     schema: { type: 'string', enum: tools.map((t) => t.rest!.pathValues![name]) },
   }));
-  const bodies = tools.map((t) => toSchema(t.input, 'input'));
+  parameters.push(...queryOfPost(first));
+  const bodies = tools.map((t) => bodySchemaOf(t));
   const valueOf = (t: AnyTool) => pinnedNames.map((n) => t.rest!.pathValues![n]).join('/');
   const what = first.operation ? 'operation' : 'value';
   return {
@@ -76,6 +77,31 @@ function sharedOperationFor(tools: readonly AnyTool[]): Schema {
   };
 }
 
+/**
+ * The OpenAPI schema of a POST tool's body: its input without the fields it reads from the query string (removed from
+ * the JSON Schema, since zod cannot omit keys of an object with refinements).
+ */
+function bodySchemaOf(tool: AnyTool, schema: z.ZodType = tool.input): Schema {
+  const json = toSchema(schema, 'input') as Schema & { properties?: Record<string, unknown>; required?: string[] };
+  for (const name of tool.rest?.query ?? []) {
+    if (json.properties) delete json.properties[name];
+    if (json.required) json.required = json.required.filter((r) => r !== name);
+  }
+  return json;
+}
+
+/** The query parameters of a POST tool (`RestBinding.query`). */
+function queryOfPost(tool: AnyTool): Schema[] {
+  const shape = tool.input.shape as Record<string, z.ZodType>;
+  return (tool.rest?.query ?? []).map((name) => ({
+    name,
+    in: 'query',
+    required: !shape[name]!.safeParse(undefined).success,
+    description: shape[name]!.description,
+    schema: toSchema(shape[name]!, 'input'),
+  }));
+}
+
 function operationFor(tool: AnyTool): Schema {
   const binding = tool.rest!;
   const shape = tool.input.shape as Record<string, z.ZodType>;
@@ -97,8 +123,9 @@ function operationFor(tool: AnyTool): Schema {
       });
     }
   } else {
+    parameters.push(...queryOfPost(tool));
     const bodySchema = binding.bodyField ? shape[binding.bodyField]! : tool.input.omit(Object.fromEntries(inPath.map((p) => [p, true])));
-    requestBody = { required: true, content: { 'application/json': { schema: toSchema(bodySchema, 'input') } } };
+    requestBody = { required: true, content: { 'application/json': { schema: bodySchemaOf(tool, bodySchema) } } };
   }
   const responses: Schema = {
     200: { description: 'Success', content: { 'application/json': { schema: toSchema(tool.output, 'output') } } },

@@ -25,6 +25,7 @@ import { RateLimited } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
 import type { WriteLimiter } from '../tools/define.js';
+import type { LimitDecision, LimitStore } from './metrics.js';
 
 /** Peer addresses exempt from the route limit: exactly these, not all of 127.0.0.0/8 (SPEC.md "Limits"). */
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -48,6 +49,11 @@ export interface LimitOptions {
   log?: Logger;
   /** After a failed Redis command, use memory this long before trying Redis again (default {@link REDIS_RETRY_MS}). */
   redisRetryMs?: number;
+  /**
+   * Told every decision (metrics: `rest/metrics.ts`): the limit's short name (the last part of its namespace, e.g.
+   * `route`, `write`), the decision and where it was counted.
+   */
+  onDecision?: (limit: string, decision: LimitDecision, store: LimitStore) => void;
 }
 
 export interface RouteLimitOptions extends LimitOptions {
@@ -96,20 +102,32 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
   };
   const memory = ratelimit({ ...common, driver: 'memory', db: new Map() });
   const shared = options.redis ? ratelimit({ ...common, driver: 'redis', db: options.redis }) : undefined;
+  const limitName = namespace.split(':').at(-1)!;
+  const decided = (decision: LimitDecision, store: LimitStore) => {
+    options.onDecision?.(limitName, decision, store);
+    return decision;
+  };
 
   return async function routeLimit(ctx: Context, next: Next) {
     const identity = ctx.state.identity as Identity | undefined;
-    if (!identity || isExemptLoopback(clientAddress(ctx, options.trustProxy))) return next();
+    if (!identity) return next();
+    if (isExemptLoopback(clientAddress(ctx, options.trustProxy))) {
+      ctx.state.limit = decided('exempt', 'none');
+      return next();
+    }
     // `admitted` tells a limiter failure (fall back) from an error thrown further down the chain (rethrow).
     let admitted = false;
+    let store: LimitStore = 'memory';
     const proceed = () => {
       admitted = true;
+      ctx.state.limit = decided('allowed', store);
       toDeltaReset(ctx, duration);
       return next();
     };
     let counted = false;
     if (shared && breaker.usable()) {
       try {
+        store = 'redis';
         await shared(ctx, proceed);
         counted = true;
         breaker.succeeded();
@@ -118,7 +136,11 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
         breaker.failed(err);
       }
     }
-    if (!counted) await memory(ctx, proceed);
+    if (!counted) {
+      store = 'memory';
+      await memory(ctx, proceed);
+    }
+    if (ctx.state.rateLimit) ctx.state.limit = decided('refused', store);
     refuseIfLimited(ctx, max, duration);
   };
 }
@@ -174,17 +196,22 @@ export function createWindowCounter(options: LimitOptions & { max: number; names
   const duration = options.durationMs ?? 60_000;
   const db = new Map();
   const breaker = redisBreaker(redis, options, what);
+  const limitName = namespace.split(':').at(-1)!;
+  const decided = (count: WindowCount, store: LimitStore) => {
+    options.onDecision?.(limitName, count.remaining > 0 ? 'allowed' : 'refused', store);
+    return count;
+  };
   return async (id) => {
     if (redis && breaker.usable()) {
       try {
         const count = await new RedisLimiter({ id, db: redis, max, duration, namespace }).get();
         breaker.succeeded();
-        return count;
+        return decided(count, 'redis');
       } catch (err) {
         breaker.failed(err);
       }
     }
-    return new MemoryLimiter({ id, db, max, duration, namespace }).get();
+    return decided(await new MemoryLimiter({ id, db, max, duration, namespace }).get(), 'memory');
   };
 }
 

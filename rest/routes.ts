@@ -7,13 +7,14 @@
  */
 import type Router from '@koa/router';
 import type { Context, Middleware, ParameterizedContext } from 'koa';
-import { NotFound } from '../core/errors.js';
+import { InvalidParams, NotFound } from '../core/errors.js';
 import type { Door } from '../core/operations/index.js';
 import { fillPath, pathParams, type AnyTool } from '../tools/define.js';
 import { DOOR_HEADER, type Doors } from '../tools/door.js';
 import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
 import { jsonObjectBody, queryParameters } from './body.js';
+import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
 
 /** `/api/v1/status/{team}/{app}` → `/api/v1/status/:team/:app`. */
@@ -43,6 +44,15 @@ export function requestInput(tool: AnyTool, ctx: Context): Record<string, unknow
     input[binding.bodyField] = jsonObjectBody(ctx);
   } else {
     input = jsonObjectBody(ctx);
+  }
+  if (binding.method === 'POST' && binding.query?.length) {
+    const query = queryParameters(ctx);
+    for (const name of binding.query) {
+      if (Object.hasOwn(input, name)) {
+        throw new InvalidParams(`${name}: not a body field; pass it in the URL, e.g. ?${name}=30`);
+      }
+      if (query[name] !== undefined) input[name] = query[name];
+    }
   }
   // Path parameters win over anything in the query or body.
   for (const name of pathParams(binding.path)) {
@@ -83,7 +93,7 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: 
       const tool = bound.length === 1 && !bound[0]!.rest!.pathValues ? bound[0]! : bound.find((t) => pinnedMatch(t, ctx.params));
       if (!tool) throw unmatched(key, bound, ctx.params);
       const door = ctx.get(DOOR_HEADER).toLowerCase() === 'mcp' ? doors.mcp : doors.rest;
-      const output = await run(tool, requestInput(tool, ctx), ctx.state.identity as Identity, door);
+      const output = await observeToolCall(ctx, 'rest', tool.name, () => run(tool, requestInput(tool, ctx), ctx.state.identity as Identity, door));
       ctx.type = 'application/json';
       ctx.body = outputJson(output);
     };

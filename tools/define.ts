@@ -29,6 +29,11 @@ export interface RestBinding {
   path: string;
   bodyField?: string;
   pathValues?: Record<string, string>;
+  /**
+   * Input fields of a POST read from the query string, not the body: how the call is made rather than what it
+   * submits (`wait_seconds` on the execute path, which is no operation parameter).
+   */
+  query?: readonly string[];
 }
 
 const PATH_PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -67,8 +72,15 @@ export function restRequest(tool: AnyTool, input: Readonly<Record<string, unknow
     delete rest[name];
     return encodeURIComponent(String(value ?? ''));
   });
-  if (binding.method === 'POST') return { method: 'POST', target: path, body: binding.bodyField ? (rest[binding.bodyField] ?? {}) : rest };
   const query = new URLSearchParams();
+  if (binding.method === 'POST') {
+    for (const name of binding.query ?? []) {
+      if (rest[name] !== undefined) query.set(name, String(rest[name]));
+      delete rest[name];
+    }
+    const search = query.toString();
+    return { method: 'POST', target: search ? `${path}?${search}` : path, body: binding.bodyField ? (rest[binding.bodyField] ?? {}) : rest };
+  }
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) query.set(k, String(v));
   const search = query.toString();
   return { method: 'GET', target: search ? `${path}?${search}` : path };
@@ -122,6 +134,12 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    * not declare is sent as text only.
    */
   errorOutput?: z.ZodObject;
+  /**
+   * The output schema MCP lists, when narrower than {@link output}: the fields every result has. Listed output schemas
+   * never forbid additional properties, so results with more (an operation's wait outcome) still conform; the tool
+   * description and OpenAPI name the rest. Keeps the default toolsets' `tools/list` within its budget (issue 11).
+   */
+  listedOutput?: z.ZodObject;
   rest?: RestBinding;
   access: Access<z.output<I>>;
   /**

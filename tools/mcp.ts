@@ -79,8 +79,10 @@ export function serverInfo(baseUrl: string): Implementation {
 export const INSTRUCTIONS =
   'pds deploys a team\'s services. Read tools (platform_get_*, platform_list_*) change nothing. Operation tools ' +
   '(platform_deploy_service, platform_rollback_service, …) check what they can at once, submit a workflow and return ' +
-  'its name (and a resource link to it): follow it with platform_get_workflow until the status is succeeded or ' +
-  'failed, then check the service with platform_get_status (and platform_get_logs when it is unhealthy). To onboard ' +
+  'its name (and a resource link to it); with wait_seconds (up to 45) they answer when it settles instead, sending ' +
+  'step progress if you pass a progress token. Follow a workflow with platform_get_workflow and wait_seconds (call ' +
+  'again while "settled" is false), then check the service with platform_get_status, or platform_diagnose_service ' +
+  'when it is unhealthy. To onboard ' +
   'a repository: platform_scaffold_repository for the build file and CI job, platform_grant_repo_access and ' +
   'platform_sync_repos so pds can see it, then platform_deploy_service with action=onboard (the prompt ' +
   'onboard-repository walks through it). Retire and delete ask the person to confirm when the client supports ' +
@@ -141,7 +143,7 @@ function submitsWorkflow(tool: AnyTool): boolean {
  * results against it, so a union at the root would not do.
  */
 function listedOutputSchema(tool: AnyTool): Tool['outputSchema'] {
-  const output = listedSchema(tool.output, 'output') as JsonSchema & { properties?: JsonSchema; required?: string[] };
+  const output = listedSchema(tool.listedOutput ?? tool.output, 'output') as JsonSchema & { properties?: JsonSchema; required?: string[] };
   if (!tool.errorOutput) return output as Tool['outputSchema'];
   const error = listedSchema(tool.errorOutput, 'output') as JsonSchema & { properties?: JsonSchema; required?: string[] };
   return {

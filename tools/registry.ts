@@ -3,6 +3,7 @@
  * and the OpenAPI document are all generated from it.
  */
 import type { AnyTool } from './define.js';
+import { diagnoseTools } from './diagnose.js';
 import { logTools } from './logs.js';
 import { operationsTools } from './operations/index.js';
 import { repoTools } from './repos.js';
@@ -19,6 +20,7 @@ export const allTools: readonly AnyTool[] = [
   ...logTools,
   ...resourceTools,
   ...workflowTools,
+  ...diagnoseTools,
   ...repoTools,
   ...operationsTools,
   ...scaffoldTools,

@@ -7,12 +7,29 @@
  * unchanged; a confirmation request comes back as `ConfirmationRequired` with its data (from the `PDS-Confirm*`
  * headers), so the MCP side can put the question to the person. Requests say `X-PDS-Door: mcp`: the answers'
  * messages then name tools and their arguments, as the agent behind this bridge reads them.
+ *
+ * Waiting (`wait_seconds`, issue 11 item 2) goes through the REST wait. For a call that asked for progress, the
+ * bridge makes the call without waiting and then waits itself, in slices of {@link WAIT_SLICE_SECONDS} through
+ * `GET /api/v1/workflows/{name}?wait_seconds=`, sending the steps it reads as progress between slices.
  */
 import { ConfirmationRequired, HTTP_STATUS, PlatformError, Unavailable, type ErrorCode } from '../core/errors.js';
-import { restRequest } from './define.js';
+import { restRequest, type AnyTool } from './define.js';
 import { DOOR_HEADER } from './door.js';
 import { parseInput } from './validation.js';
+import type { CallInteraction } from './interaction.js';
 import type { ToolCaller } from './mcp.js';
+import { progressReporter, type WaitOutcome } from './workflow-view.js';
+import { getWorkflow } from './workflows.js';
+
+/** Longest single REST wait while the bridge reports progress itself, seconds. */
+export const WAIT_SLICE_SECONDS = 3;
+
+/** The parts of `GET /api/v1/workflows/{name}` the bridge reads to report progress and answer. */
+interface WorkflowView extends WaitOutcome {
+  audit: { status: 'submitted' | 'succeeded' | 'failed'; message: string };
+  steps: { name: string; status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' }[];
+  note: string;
+}
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(
   Object.entries(HTTP_STATUS).map(([code, status]) => [status, code as ErrorCode]),
@@ -39,14 +56,7 @@ export function createRestToolCaller(
   fetchImpl: typeof fetch = fetch,
   timeoutMs = 30_000,
 ): ToolCaller {
-  return async (requested, args) => {
-    let tool = requested;
-    let input = (args ?? {}) as Record<string, unknown>;
-    if (tool.dispatch) {
-      const next = tool.dispatch(parseInput(tool.input, input));
-      tool = next.tool;
-      input = (next.input ?? {}) as Record<string, unknown>;
-    }
+  const send = async (tool: AnyTool, input: Record<string, unknown>, waitSeconds: number): Promise<Record<string, unknown>> => {
     const request = restRequest(tool, input);
     let response: Response;
     try {
@@ -55,13 +65,48 @@ export function createRestToolCaller(
         // The agent behind this bridge reads MCP words: messages name tools and their arguments, not paths.
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', [DOOR_HEADER]: 'mcp' },
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs + waitSeconds * 1000),
       });
     } catch (err) {
       throw new Unavailable(`cannot reach pds at ${baseUrl}: start it with "npm start" or set PDS_BASE_URL`, { cause: err });
     }
-    const payload = (await response.json().catch(() => ({}))) as { error?: string };
+    const payload = (await response.json().catch(() => ({}))) as Record<string, unknown> & { error?: string };
     if (response.ok) return payload;
     throw errorOf(response, payload.error ?? `pds answered HTTP ${response.status}`);
+  };
+
+  /** Wait on workflow `name` for `seconds` in slices, reporting its steps; returns the last view read. */
+  const waitReporting = async (name: string, seconds: number, interaction: CallInteraction, first?: WorkflowView): Promise<WorkflowView> => {
+    const report = progressReporter(interaction);
+    const deadline = Date.now() + seconds * 1000;
+    let view = first ?? ((await send(getWorkflow, { name }, 0)) as unknown as WorkflowView);
+    for (;;) {
+      await report({ phase: view.audit.status, steps: view.steps, message: view.audit.message || view.note });
+      const left = Math.ceil((deadline - Date.now()) / 1000);
+      if (view.settled || left <= 0 || interaction.signal.aborted) return view;
+      view = (await send(getWorkflow, { name, wait_seconds: Math.min(WAIT_SLICE_SECONDS, left) }, WAIT_SLICE_SECONDS)) as unknown as WorkflowView;
+    }
+  };
+
+  return async (requested, args, interaction) => {
+    let tool = requested;
+    let input = (args ?? {}) as Record<string, unknown>;
+    if (tool.dispatch) {
+      const next = tool.dispatch(parseInput(tool.input, input));
+      tool = next.tool;
+      input = (next.input ?? {}) as Record<string, unknown>;
+    }
+    const wait = Number(input.wait_seconds ?? 0);
+    // Without a progress token (or a valid wait) pds's own REST wait does it all; its answer is the tool's.
+    if (!interaction?.wantsProgress || !Number.isInteger(wait) || wait <= 0 || wait > 45) return send(tool, input, Number.isFinite(wait) ? Math.max(0, wait) : 0);
+    const { wait_seconds: _wait, ...rest } = input;
+    if (tool === getWorkflow) return waitReporting(String(input.name), wait, interaction);
+    const submitted = await send(tool, rest, 0);
+    if (typeof submitted.workflowName !== 'string') return submitted;
+    const view = await waitReporting(submitted.workflowName, wait, interaction);
+    const outcome: WaitOutcome = { phase: view.phase, settled: view.settled };
+    if (view.host) outcome.host = view.host;
+    if (view.failedStep) outcome.failedStep = view.failedStep;
+    return { ...submitted, ...outcome };
   };
 }

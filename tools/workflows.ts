@@ -1,11 +1,13 @@
 /** Workflow progress and the audit trail (SPEC.md "Workflows and audit"). */
 import { z } from 'zod';
-import { NotFound } from '../core/errors.js';
-import { AuditEntry } from '../core/model.js';
+import { InvalidParams, NotFound } from '../core/errors.js';
+import { AuditEntry, ServiceName, TeamName } from '../core/model.js';
+import { isOperationId, OPERATION_IDS } from '../core/operations/index.js';
 import type { AuditVisibility, Platform, TenantRef } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
-import { roleAllows, roleIn, visibleTenants } from './access.js';
+import { requireTenantAccess, roleAllows, roleIn, visibleTenants } from './access.js';
 import { defineTool } from './define.js';
+import { WaitOutcome, WaitSeconds, WorkflowPhase, WorkflowStep, settledDetails, viewPhase, waitForWorkflow } from './workflow-view.js';
 
 /** Entries `GET /api/v1/audit` returns (SPEC.md "Limits"). */
 export const AUDIT_LIMIT = 50;
@@ -31,21 +33,25 @@ export const getWorkflow = defineTool({
   name: 'platform_get_workflow',
   title: 'Get workflow progress',
   description:
-    'Progress of one submitted operation: its audit entry (caller, parameters, risk level) whose status is submitted ' +
-    'while it runs, then succeeded or failed, with a message saying what happened; "note" shows the current step. ' +
-    'Poll it after any operation tool until the status is final (every few seconds). Changes nothing.',
-  input: z.object({ name: WorkflowName.describe('Workflow name from an execution, e.g. "deploy-service-x7k2p"') }),
-  output: z.object({
+    'A submitted operation: steps, phase (submitted, running, succeeded, failed), audit entry; once settled the ' +
+    'service host and any failed step with its log tail. wait_seconds answers when it settles or time is up ' +
+    '("settled": false: call again). Changes nothing.',
+  input: z.object({
+    name: WorkflowName.describe('Workflow name from an execution, e.g. "deploy-service-x7k2p"'),
+    wait_seconds: WaitSeconds,
+  }),
+  output: WaitOutcome.extend({
     workflow: z.string(),
     audit: AuditEntry,
     note: z.string().describe('Progress or outcome as the workflow engine reports it'),
+    steps: z.array(WorkflowStep),
   }),
   rest: { method: 'GET', path: '/api/v1/workflows/{name}' },
   access: 'authenticated',
   kind: 'read',
   toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: true },
-  handler: async ({ name }, { platform, identity }) => {
+  handler: async ({ name, wait_seconds }, { platform, identity, settings, interaction }) => {
     let audit = await platform.audit.get(name);
     // One answer for "no such workflow" and "not yours to see", so workflow names of other tenants cannot be probed.
     const notFound = new NotFound(`workflow not found: ${name}`);
@@ -58,18 +64,80 @@ export const getWorkflow = defineTool({
       const ref = await platform.backend.getTenantRef(name);
       if (!ref || audit.tenantUid !== ref.uid) throw notFound;
     }
-    const run = await platform.workflows.get(name);
+    const run = await waitForWorkflow(platform, name, wait_seconds, interaction);
     // The engine is the source of truth; settle the audit entry if a settle event was missed (e.g. a restart).
     if (run && run.phase !== 'submitted' && audit.status === 'submitted') {
       await platform.audit.settle(name, run.phase, run.message);
       audit = { ...audit, status: run.phase, message: run.message };
     }
     const where = platform.kind === 'sandbox' ? 'the embedded sandbox workflow engine' : 'Argo Workflows';
+    const phase = run ? viewPhase(run) : audit.status;
     const note = run
-      ? `${audit.status === 'submitted' ? 'running' : audit.status} in ${where}${run.message ? `: ${run.message}` : ''}`
+      ? `${phase} in ${where}${run.message ? `: ${run.message}` : ''}`
       : `${where} no longer has this workflow; the audit entry is the record`;
     const { tenantUid: _tenantUid, ...entry } = audit;
-    return { workflow: name, audit: entry, note };
+    const details = run ? await settledDetails(platform, settings.domain, run) : {};
+    return { workflow: name, audit: entry, note, phase, settled: audit.status !== 'submitted', steps: run?.steps ?? [], ...details };
+  },
+});
+
+/** Most workflows one listing returns. */
+export const MAX_WORKFLOWS = 100;
+
+export const listWorkflows = defineTool({
+  name: 'platform_list_workflows',
+  title: 'List workflows',
+  description:
+    'Workflow history, newest first (name, operation, phase, times, caller, parameters, message) by team, service ' +
+    'or operation.',
+  input: z.object({
+    team: TeamName.optional().describe('e.g. "acme"'),
+    service: ServiceName.optional().describe('Needs team, e.g. "web"'),
+    operation: z
+      .string()
+      .refine(isOperationId, `must be an operation name: ${OPERATION_IDS.join(', ')}`)
+      .optional()
+      .describe('e.g. "deploy-service"'),
+    limit: z.coerce.number().int().min(1).max(MAX_WORKFLOWS).default(20).describe('e.g. 20'),
+  }),
+  output: z.object({
+    items: z.array(
+      z.object({
+        name: z.string(),
+        operation: z.string(),
+        phase: WorkflowPhase,
+        startedAt: z.string(),
+        finishedAt: z.string().optional(),
+        userId: z.string(),
+        parameters: z.record(z.string(), z.string()),
+        message: z.string(),
+      }),
+    ),
+    count: z.number().int(),
+  }),
+  rest: { method: 'GET', path: '/api/v1/workflows' },
+  access: 'authenticated',
+  kind: 'read',
+  toolset: 'observe',
+  annotations: { idempotentHint: true, openWorldHint: true },
+  handler: async ({ team, service, operation, limit }, { platform, identity }) => {
+    if (service && !team) throw new InvalidParams('service: needs team, e.g. team=acme&service=web (a service name is unique within its tenant)');
+    if (team) {
+      await requireTenantAccess(platform.backend, identity, team, 'viewer');
+      if (identity.admin && !(await platform.backend.getTenant(team))) throw new NotFound(`tenant not found: ${team}`);
+    }
+    const runs = await platform.workflows.list({ visible: await visibilityOf(platform, identity), tenant: team, service, operation, limit });
+    const items = runs.map((run) => ({
+      name: run.name,
+      operation: run.operation,
+      phase: viewPhase(run),
+      startedAt: run.startedAt,
+      ...(run.finishedAt && { finishedAt: run.finishedAt }),
+      userId: run.userId,
+      parameters: run.parameters,
+      message: run.message,
+    }));
+    return { items, count: items.length };
   },
 });
 
@@ -94,4 +162,4 @@ export const listAudit = defineTool({
   },
 });
 
-export const workflowTools = [getWorkflow, listAudit] as const;
+export const workflowTools = [getWorkflow, listWorkflows, listAudit] as const;

@@ -56,6 +56,11 @@ export interface SandboxOptions {
   busyTimeoutMs?: number;
   /** Where the sandbox reports failures it handles itself (default: nowhere). */
   log?: Logger;
+  /**
+   * The composition root's "shutting down" signal (SIGTERM): `Platform.shutdown` aborts with it, before `close()`,
+   * so waits answer at once while requests in flight are still being finished.
+   */
+  shutdown?: AbortSignal;
 }
 
 const HOUR_MS = 3_600_000;
@@ -113,6 +118,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   sweeper.unref();
 
   const shutdown = new AbortController();
+  options.shutdown?.addEventListener('abort', () => shutdown.abort(), { once: true });
   let closing: Promise<void> | undefined;
   return {
     kind: 'sandbox',

@@ -55,7 +55,7 @@ export type StepStatus = 'pending' | 'succeeded' | 'failed';
 export interface StepProgress {
   name: string;
   status: StepStatus;
-  /** ISO 8601 UTC, once the step ran. */
+  /** ISO 8601 UTC, when the step began. */
   startedAt?: string;
   /** ISO 8601 UTC, once the step ran. */
   finishedAt?: string;

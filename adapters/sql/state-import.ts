@@ -39,7 +39,7 @@ const IMPORT_MARKER = 'state_json_imported';
  */
 const StateV1 = z.object({
   version: z.literal(1),
-  tenants: z.record(z.string(), Tenant.extend({ createdAt: z.string() })),
+  tenants: z.record(z.string(), Tenant.extend({ createdAt: z.string(), uid: z.string().optional() })),
   services: z.record(
     z.string(),
     Service.extend({
@@ -73,9 +73,10 @@ const StateV1 = z.object({
       finishedAt: z.string().optional(),
       steps: z.array(z.object({ name: z.string(), status: z.enum(['pending', 'succeeded', 'failed']), startedAt: z.string().optional(), finishedAt: z.string().optional() })),
       nextStep: z.number().int().min(0),
+      tenantUid: z.string().optional(),
     }),
   ),
-  audit: z.array(AuditEntry),
+  audit: z.array(AuditEntry.extend({ tenantUid: z.string().optional() })),
   repositories: z.record(z.string(), z.array(Repository)),
   installations: z.array(z.object({ id: z.number().int(), team: z.string(), repo: z.string(), createdAt: z.string() })),
   once: z.record(z.string(), z.number()),
@@ -200,7 +201,7 @@ async function importState(tx: Records, state: StateV1, now: Date): Promise<Omit
         steps: run.steps.map((s) => s.name),
         message: run.message,
         startedAt: run.startedAt,
-        tenantUid: ownerOf(run.parameters.team_name, run.startedAt, run.name) ?? null,
+        tenantUid: run.tenantUid ?? ownerOf(run.parameters.team_name, run.startedAt, run.name) ?? null,
         arguments: run.phase === 'submitted' ? run.arguments : undefined,
       },
       { phase: run.phase, steps: run.steps, nextStep: run.nextStep, finishedAt: run.finishedAt },
@@ -208,9 +209,10 @@ async function importState(tx: Records, state: StateV1, now: Date): Promise<Omit
   }
 
   for (const entry of state.audit) {
+    const { tenantUid, ...fields } = entry;
     await tx.audit.append(
-      { ...entry, parameters: redactParameters(entry.parameters) },
-      { tenantUid: ownerOf(entry.parameters.team_name, entry.timestamp, entry.workflowName) ?? null },
+      { ...fields, parameters: redactParameters(entry.parameters) },
+      { tenantUid: tenantUid ?? ownerOf(entry.parameters.team_name, entry.timestamp, entry.workflowName) ?? null },
     );
   }
 

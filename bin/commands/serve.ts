@@ -4,7 +4,10 @@ import { loadConfig } from '../../config.js';
 
 export const summary = 'run the pds server (REST /api/v1, MCP /mcp)';
 
-/** Runs until SIGINT/SIGTERM; returns 0 after a clean shutdown. */
+/**
+ * Runs until SIGINT/SIGTERM, then shuts down gracefully (`RunningServer.shutdown`: in-flight requests finish within
+ * `PDS_SHUTDOWN_S`); a second signal stops at once. Returns 0 after the shutdown.
+ */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
@@ -16,21 +19,35 @@ export async function run(argv: string[]): Promise<number> {
   const { startServer } = await import('../../server.js');
   const server = await startServer(config);
   const base = config.baseUrl;
-  console.log(
-    [
-      `pds is running (backend: ${config.backend}${config.readOnly ? ', read-only' : ''})`,
-      `  base URL   ${base}   (listening on ${config.host}:${server.port})`,
-      `  REST       ${base}/api/v1   docs ${base}/docs   OpenAPI ${base}/openapi.yaml`,
-      `  MCP        ${base}/mcp   (Streamable HTTP, bearer token)`,
-      `  state      ${config.backend === 'sandbox' ? config.dataDir : 'in the cluster'}`,
-      `  token      npx pds token --user <you>        (admins: ${config.admins.length ? config.admins.join(', ') : 'set PDS_ADMINS=<you> to create tenants'})`,
-    ].join('\n'),
+  server.log.info(
+    {
+      backend: config.backend,
+      readOnly: config.readOnly,
+      baseUrl: base,
+      listen: `${config.host}:${server.port}`,
+      rest: `${base}/api/v1`,
+      docs: `${base}/docs`,
+      openapi: `${base}/openapi.yaml`,
+      mcp: `${base}/mcp`,
+      state: config.backend === 'sandbox' ? config.dataDir : 'in the cluster',
+      ...(config.metricsPort && { metrics: `${config.host}:${config.metricsPort}/metrics` }),
+      admins: config.admins,
+    },
+    `pds is running at ${base} (backend ${config.backend}${config.readOnly ? ', read-only' : ''}); tokens: npx pds token --user <you>` +
+      (config.admins.length ? '' : '; set PDS_ADMINS=<you> to create tenants'),
   );
-  await new Promise<void>((resolve) => {
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  console.log('pds: shutting down');
-  await server.close();
+  server.log.info({ signal, graceSeconds: config.shutdownSeconds }, 'shutting down: no new connections; finishing requests in flight');
+  const force = () => {
+    server.log.warn('second signal: stopping at once');
+    void server.close().finally(() => process.exit(1));
+  };
+  process.once('SIGINT', force);
+  process.once('SIGTERM', force);
+  const { unfinished } = await server.shutdown();
+  server.log.info({ unfinished }, 'pds stopped');
   return 0;
 }

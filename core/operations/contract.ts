@@ -6,7 +6,7 @@
  * backend supplies one implementation per id.
  */
 import { z } from 'zod';
-import type { CodeHost, PlatformBackend } from '../ports.js';
+import type { AuditStore, CodeHost, PlatformBackend } from '../ports.js';
 import type { RiskLevel } from '../model.js';
 
 /**
@@ -66,6 +66,8 @@ export interface PreflightContext {
   domain: string;
   backend: PlatformBackend;
   codeHost: CodeHost;
+  /** The audit trail, for what earlier executions did (e.g. which tags a service ran: rollback-service). */
+  audit: AuditStore;
   namespaces: PlatformNamespaces;
   /** How error messages name the call that fixes the problem. */
   door: Door;

@@ -6,8 +6,9 @@
 import { z } from 'zod';
 import { combinedNameProblem, RepoFullName, SemVerTag, ServiceName, TeamName } from '../model.js';
 
-export const TeamNameParam = TeamName.describe('Target tenant, a DNS label, e.g. "acme"');
-export const ComponentNameParam = ServiceName.describe('Service name within the tenant, a DNS label, e.g. "web"');
+// Short: they are listed in every operation tool's schema, whose pattern already says "DNS label" (issue 11 byte budget).
+export const TeamNameParam = TeamName.describe('Target tenant, e.g. "acme"');
+export const ComponentNameParam = ServiceName.describe('Service in the tenant, e.g. "web"');
 export const GitTagParam = SemVerTag.describe('Git tag to build and deploy, SemVer X.Y.Z, e.g. "0.1.1"');
 export const RepoParam = RepoFullName.describe('Repository holding the build file, "<owner>/<repo>", e.g. "acme/web"');
 

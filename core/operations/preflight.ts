@@ -7,6 +7,7 @@
 import { parse } from 'yaml';
 import { Forbidden, InvalidParams, NotFound, PlatformError } from '../errors.js';
 import { applicationName, previewName, serviceHost } from '../names.js';
+import { quantityValue, quotaUse } from '../quantity.js';
 import type { NextCall, PlatformNamespaces, PreflightContext } from './contract.js';
 
 /**
@@ -169,4 +170,75 @@ function hasDeployJob(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What one more service or preview requests from its tenant's quota: the container requests of the deploy template
+ * (`deploy/workflows/pds-steps.yaml`: cpu 100m, memory 128Mi) and one pod.
+ */
+export const SERVICE_REQUESTS = { cpu: '100m', memory: '128Mi', pods: '1' } as const;
+
+/**
+ * The tenant's quota must have room for one more service or preview ({@link SERVICE_REQUESTS}) beside what its
+ * services use now (`PlatformBackend.resources`). Dimensions a backend does not state as quantities are not checked;
+ * a backend that cannot report usage is not a reason to refuse (a warning says the check was skipped).
+ * Refused with 403, as Kubernetes refuses a pod that would exceed its namespace's ResourceQuota.
+ * @param what `a new service` or `a preview`, for the message.
+ * @returns warnings (none when the check ran).
+ * @throws Forbidden `tenant <team> has no quota headroom for …`, naming every short dimension and the calls that free
+ *   room (retire a service, remove a preview, see usage).
+ */
+export async function requireQuotaHeadroom(ctx: PreflightContext, team: string, what: string): Promise<string[]> {
+  let usage: Awaited<ReturnType<PreflightContext['backend']['resources']>>;
+  try {
+    usage = await ctx.backend.resources(team);
+  } catch (err) {
+    if (err instanceof PlatformError && !(err instanceof NotFound)) return [`could not check the quota of tenant ${team} (${err.message})`];
+    throw err;
+  }
+  const short = quotaUse(usage.allocated, usage.used).filter((q) => q.used + quantityValue(SERVICE_REQUESTS[q.resource])! > q.allocated * (1 + 1e-9));
+  if (!short.length) return [];
+  const detail = short
+    .map((q) => `${q.resource} ${usage.used[q.resource]} of ${usage.allocated[q.resource]} used, ${what} needs ${SERVICE_REQUESTS[q.resource]} more`)
+    .join('; ');
+  const see: NextCall = { tool: 'platform_get_resources', arguments: { tenant: team } };
+  const services: NextCall = { tool: 'platform_list_services', arguments: { team } };
+  throw new Forbidden(
+    `tenant ${team} has no quota headroom for ${what}: ${detail}. Free room by retiring a service or removing a preview ` +
+      `(the tenant's services and previews: ${ctx.door.name(services)}; usage: ${ctx.door.name(see)}), or ask a platform admin ` +
+      'to raise the tenant\'s quotas.',
+  );
+}
+
+/** How far back {@link requireDeployedTag} looks: the service's newest executions. */
+export const DEPLOY_HISTORY_LIMIT = 500;
+
+/**
+ * `tag` must have run on the service before (rollback-service): its current tag, or the tag of a deploy, onboarding
+ * or rollback of this service that succeeded — by the audit trail of the tenant's current identity (a deleted tenant
+ * of the same name ran other things), among its newest {@link DEPLOY_HISTORY_LIMIT} executions.
+ * @throws NotFound for the tenant or service (as {@link requireService}).
+ * @throws InvalidParams `target_tag: <tag> was never deployed to <team>/<service>`, listing the tags that were (newest
+ *   first) and naming the workflow history.
+ */
+export async function requireDeployedTag(ctx: PreflightContext, team: string, service: string, tag: string): Promise<void> {
+  await requireService(ctx, team, service);
+  const current = (await ctx.backend.getService(team, service))?.imageTag;
+  if (current === tag) return;
+  const ref = await ctx.backend.getTenantRef(team);
+  const entries = await ctx.audit.query({ visible: 'all', tenant: team, service, limit: DEPLOY_HISTORY_LIMIT });
+  const deployed: string[] = current ? [current] : [];
+  for (const e of entries) {
+    if (e.status !== 'succeeded' || (ref && e.tenantUid !== undefined && e.tenantUid !== ref.uid)) continue;
+    const ran = e.operation === 'rollback-service' ? e.parameters.target_tag
+      : e.operation === 'deploy-service' && e.parameters.action !== 'update-config' ? e.parameters.git_tag : undefined;
+    if (ran === tag) return;
+    if (ran && !deployed.includes(ran)) deployed.push(ran);
+  }
+  const history: NextCall = { tool: 'platform_list_workflows', arguments: { team, service } };
+  throw new InvalidParams(
+    `target_tag: ${tag} was never deployed to ${team}/${service}; ` +
+      (deployed.length ? `tags it ran, newest first: ${deployed.join(', ')}` : 'no tag has been deployed to it yet') +
+      `. Its history: ${ctx.door.name(history)}`,
+  );
 }

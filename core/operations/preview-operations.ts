@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { SemVerTag } from '../model.js';
 import { previewName } from '../names.js';
 import { defineOperation } from './contract.js';
-import { requireFreeApplicationName, requirePreview, requireService } from './preflight.js';
+import { requireFreeApplicationName, requirePreview, requireQuotaHeadroom, requireService } from './preflight.js';
 import { checkCombinedName, ComponentNameParam, NAMES_VALID, TeamNameParam, TtlHoursParam } from './parameters.js';
 
 export const deployPreview = defineOperation({
@@ -27,7 +27,8 @@ export const deployPreview = defineOperation({
   },
   description:
     'Starts an ephemeral preview environment of an existing service at an image tag, with its own host, removed ' +
-    'automatically after ttl_hours (at most 720). Use to review a build before it goes to the main environment.',
+    'automatically after ttl_hours (at most 720). Use to review a build before it goes to the main environment; ' +
+    'refused at once when the quota is full.',
   parameters: z
     .strictObject({
       team_name: TeamNameParam,
@@ -40,6 +41,7 @@ export const deployPreview = defineOperation({
   async preflight(p, ctx) {
     await requireService(ctx, p.team_name, p.component_name);
     await requireFreeApplicationName(ctx, p.team_name, previewName(p.component_name, p.image_tag), 'image_tag');
+    return { warnings: await requireQuotaHeadroom(ctx, p.team_name, 'a preview') };
   },
   summarize: (p) => `open a preview of ${p.team_name}/${p.component_name} at ${p.image_tag} for ${p.ttl_hours} h`,
 });

@@ -8,7 +8,9 @@ import { defineOperation, type FollowUp, type NextCall } from './contract.js';
 import {
   checkOnboardingArtifacts,
   requireFreeApplicationName,
+  requireDeployedTag,
   requireNewService,
+  requireQuotaHeadroom,
   requireRegisteredRepository,
   requireService,
   requireTenant,
@@ -112,7 +114,8 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
     'template and health check path; action=deploy ships a new tag of an onboarded service (what CI calls on every ' +
     'push to main); action=update-config replaces the whole environment with env_vars (variables not listed are ' +
     'removed: send the full set). Refused at once, with the fix, when the tenant or service (deploy, update-config) ' +
-    'is missing, the service exists (onboard), or the repository is not registered or has no build file. It does not ' +
+    'is missing, the service exists (onboard), the repository is not registered or has no build file, or the quota is ' +
+    'full (onboard). It does not ' +
     'write the build file or CI job (platform_scaffold_repository does).',
   parameters: z
     .strictObject({
@@ -164,7 +167,7 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
     await requireRegisteredRepository(ctx, p.team_name, p.dockerfile_repo);
     await requireFreeApplicationName(ctx, p.team_name, p.component_name);
     const warnings = await checkOnboardingArtifacts(ctx, { team: p.team_name, repo: p.dockerfile_repo, dockerfilePath: p.dockerfile_path });
-    return { warnings };
+    return { warnings: [...(await requireQuotaHeadroom(ctx, p.team_name, 'a new service')), ...warnings] };
   },
   summarize: (p) =>
     p.action === 'update-config'
@@ -237,8 +240,8 @@ export const rollbackService = defineOperation({
   duration: 'about 1 minute (no rebuild)',
   followUp: checkStatus,
   description:
-    'Returns a service to an image tag it ran before, without rebuilding. Use when a release is bad; find earlier tags ' +
-    'with platform_list_audit. The workflow fails if that tag was never deployed for the service.',
+    'Returns a service to an image tag it ran before, without rebuilding. Use when a release is bad; earlier tags: ' +
+    'platform_list_workflows. Refused at once for a tag it never ran.',
   parameters: z
     .strictObject({
       team_name: TeamNameParam,
@@ -247,7 +250,7 @@ export const rollbackService = defineOperation({
     })
     .superRefine(checkCombinedName, NAMES_VALID),
   target: serviceTarget,
-  preflight: async (p, ctx) => requireService(ctx, p.team_name, p.component_name),
+  preflight: async (p, ctx) => requireDeployedTag(ctx, p.team_name, p.component_name, p.target_tag),
   summarize: (p) => `roll ${p.team_name}/${p.component_name} back to ${p.target_tag}`,
 });
 

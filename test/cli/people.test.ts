@@ -1,7 +1,8 @@
 /**
  * The `pds` command for people (issue 12 section 2), run as a real process with its own config directory
  * (`XDG_CONFIG_HOME`) against a real pds whose sign-in goes to the Dex fixture: `pds login` by loopback redirect and
- * by device code (the test is the person's browser), then `whoami`, `deploy --onboard`, `status`, `services`, `logs`,
+ * by device code (the test is the person's browser), then `whoami`, `deploy --onboard`, `wait`, `workflows`, `status`,
+ * `services`, `logs`,
  * `retire` (asked, refused, then confirmed), token refresh, `logout`; output formats, usage errors (exit 2), completion.
  */
 import { spawn } from 'node:child_process';
@@ -122,8 +123,15 @@ describe('pds login (browser, loopback redirect)', () => {
     expect(deploy.code, deploy.stderr).toBe(0);
     const submitted = JSON.parse(deploy.stdout);
     expect(submitted).toMatchObject({ operation: 'deploy-service', status: 'submitted' });
-    const settled = await waitForWorkflow(pds, 'root', submitted.workflowName);
-    expect(settled.audit).toMatchObject({ status: 'succeeded', userId: 'alice@example.com' });
+    // pds wait follows it through the REST wait, a line per finished step on stderr, the workflow on stdout, exit 0.
+    const waited = await run(['wait', submitted.workflowName, '-o', 'json']);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(JSON.parse(waited.stdout)).toMatchObject({ workflow: submitted.workflowName, settled: true, audit: { status: 'succeeded', userId: 'alice@example.com' } });
+    expect(waited.stderr).toMatch(/step 1\/\d+: /);
+    expect(waited.stderr).toContain(`${submitted.workflowName} succeeded: https://acme-web.apps.test`);
+    const history = await run(['workflows', '--team', 'acme', '--service', 'web', '-o', 'json']);
+    expect(history.code, history.stderr).toBe(0);
+    expect(JSON.parse(history.stdout).items[0]).toMatchObject({ name: submitted.workflowName, operation: 'deploy-service', phase: 'succeeded' });
 
     const status = await run(['status', 'acme/web', '-o', 'yaml']);
     expect(status.code).toBe(0);

@@ -11,7 +11,7 @@ export const DEPLOY = path.resolve(import.meta.dirname, '../../deploy');
 /** What a platform team applies for the kubernetes backend, in order (deploy/README.md). */
 export const CLUSTER_FILES = ['kubernetes/cluster', 'workflows'].flatMap((dir) =>
   readdirSync(path.join(DEPLOY, dir))
-    .filter((f) => f.endsWith('.yaml'))
+    .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
     .sort()
     .map((f) => path.join(dir, f)),
 );

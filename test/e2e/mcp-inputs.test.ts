@@ -71,7 +71,7 @@ describe.each(CLIENTS)('numbers for numeric parameters, $name', (kind) => {
     const rollback = await client.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: app, target_tag: '0.1.0' } });
     expect(rollback.isError, textOf(rollback)).toBeFalsy();
     const { workflowName, message } = rollback.structuredContent;
-    expect(message).toContain(`follow it with platform_get_workflow {"name":"${workflowName}"}`);
+    expect(message).toContain(`follow it with platform_get_workflow {"name":"${workflowName}","wait_seconds":"45"}`);
     expect(message).toContain(`platform_get_status {"team":"acme","app":"${app}"}`);
     expect(message).toMatch(/usually about 1 minute/);
     expect(message).not.toMatch(/\/api\/v1/);
@@ -89,7 +89,7 @@ describe('REST words', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['message', 'operation', 'status', 'workflowName']);
-    expect(res.body.message).toContain(`follow it with GET /api/v1/workflows/${res.body.workflowName} until`);
+    expect(res.body.message).toContain(`follow it with GET /api/v1/workflows/${res.body.workflowName}?wait_seconds=45 until`);
     expect(res.body.message).toContain('GET /api/v1/status/acme/restnum');
     expect(res.body.message).not.toMatch(/platform_/);
     expect(await recorded(res.body.workflowName)).toMatchObject({ port: '8787' });

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { issueSelfToken, loadOrCreateSecret } from '../../auth/self-issued.js';
 import { loadConfig, type Config } from '../../config.js';
-import { silentLogger } from '../../core/logger.js';
 import { startServer, type RunningServer, type ServerOverrides } from '../../server.js';
+import { runLogger } from './run-log.js';
 
 /** A free TCP port on 127.0.0.1 (bound and released). */
 export async function freePort(): Promise<number> {
@@ -43,10 +43,10 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
   });
 }
 
-/** Start pds with {@link testConfig}. */
+/** Start pds with {@link testConfig}; it logs to the run's log (`test/helpers/run-log.ts`) unless `overrides.log` says otherwise. */
 export async function startTestServer(env: Record<string, string> = {}, overrides: ServerOverrides = {}): Promise<TestServer> {
   const config = await testConfig(env);
-  const server = await startServer(config, { log: silentLogger, ...overrides });
+  const server = await startServer(config, { log: runLogger(), ...overrides });
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
   const token = (user: string, groups: string[] = []) => issueSelfToken(secret, config.baseUrl, { sub: user, groups }, 3600);
   return {

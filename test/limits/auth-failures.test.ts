@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectRedis } from '../../adapters/redis/connect.js';
-import { createAuthLimits, FAILED_AUTHENTICATIONS_PER_MINUTE, PAT_LOOKUPS_PER_MINUTE } from '../../rest/auth-limit.js';
+import { createAuthLimits, FAILED_AUTHENTICATIONS_PER_MINUTE, OAUTH_REGISTRATIONS_PER_MINUTE, OAUTH_REQUESTS_PER_MINUTE, PAT_LOOKUPS_PER_MINUTE } from '../../rest/auth-limit.js';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { closeAgents, send, type Reply } from './http.js';
@@ -142,5 +142,45 @@ describe('GitHub verification of PATs', () => {
     } finally {
       gh.failWith = undefined;
     }
+  });
+});
+
+describe('the OAuth routes per address', () => {
+  const METADATA = '/.well-known/oauth-authorization-server';
+  const client = (n: number) => ({
+    client_name: `spammer ${n}`,
+    redirect_uris: [`http://127.0.0.1:9/cb/${n}`],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  });
+
+  it(`answers the ${OAUTH_REQUESTS_PER_MINUTE + 1}st request within a minute with 429 and Retry-After; 127.0.0.1 is exempt`, async () => {
+    const from = '127.0.0.5';
+    for (let i = 0; i < OAUTH_REQUESTS_PER_MINUTE; i++) expect((await send(pds.url + METADATA, { from })).status).toBe(200);
+    const over = await send(pds.url + METADATA, { from });
+    expect(over.status).toBe(429);
+    expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(over.json()).toEqual({ error: expect.stringContaining(`at most ${OAUTH_REQUESTS_PER_MINUTE} a minute`) });
+    // Every OAuth route shares the budget; the API's own routes do not.
+    expect((await send(`${pds.url}/oauth/token`, { from, method: 'POST', body: {} })).status).toBe(429);
+    expect((await send(`${pds.url}/oauth/interaction/x`, { from })).status).toBe(429);
+    expect((await call(pds, from, `Bearer ${await pds.token('alice')}`)).status).toBe(200);
+    // Other addresses have their own budgets, and loopback has none.
+    expect((await send(pds.url + METADATA, { from: '127.0.0.6' })).status).toBe(200);
+    for (let i = 0; i < OAUTH_REQUESTS_PER_MINUTE + 5; i++) expect((await send(pds.url + METADATA, { from: '127.0.0.1' })).status).toBe(200);
+  });
+
+  it(`registers at most ${OAUTH_REGISTRATIONS_PER_MINUTE} clients per address a minute (the refusal carries no client_id)`, async () => {
+    const from = '127.0.0.7';
+    for (let i = 0; i < OAUTH_REGISTRATIONS_PER_MINUTE; i++) {
+      const registered = await send(`${pds.url}/oauth/register`, { from, method: 'POST', body: client(i) });
+      expect(registered.status).toBe(201);
+    }
+    const over = await send(`${pds.url}/oauth/register`, { from, method: 'POST', body: client(99) });
+    expect(over.status).toBe(429);
+    expect(over.json()).toEqual({ error: expect.stringContaining('too many client registrations') });
+    // Reading the metadata still works until the request budget is spent.
+    expect((await send(pds.url + METADATA, { from })).status).toBe(200);
   });
 });

@@ -255,7 +255,8 @@ describe('workflows and audit', () => {
     const audit = await pds.api('alice', 'GET', '/api/v1/audit');
     const name = audit.body.items[0].workflowName;
     const wf = await pds.api('alice', 'GET', `/api/v1/workflows/${name}`);
-    expect(Object.keys(wf.body).sort()).toEqual(['audit', 'note', 'workflow']);
+    // The SPEC's three fields, and the workflow view of issue 11 (phase, settled, steps; host once settled).
+    expect(Object.keys(wf.body).sort()).toEqual(['audit', 'host', 'note', 'phase', 'settled', 'steps', 'workflow']);
     expect(Object.keys(wf.body.audit).sort()).toEqual(['id', 'message', 'operation', 'parameters', 'riskLevel', 'status', 'timestamp', 'userId', 'workflowName']);
     expect(await pds.api('alice', 'GET', '/api/v1/workflows/nope-12345')).toMatchObject({ status: 404 });
   });

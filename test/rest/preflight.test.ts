@@ -150,6 +150,59 @@ describe('what must exist, and what must not (issue 11 item 4)', () => {
   });
 });
 
+describe('rollback to a tag the service ran (issue 11 item 4)', () => {
+  it('refuses with 400 a tag never deployed to the service, listing the tags it ran; accepts one it ran', async () => {
+    await executed('root', 'create-tenant', { team_name: 'rolls', admins: 'rita' });
+    await registerRepository(pds, 'rita', 'rolls', 'rolls/web');
+    expect((await executed('rita', 'deploy-service', onboard('rolls', 'web', 'rolls/web'))).audit.status).toBe('succeeded');
+    const deploy = { action: 'deploy', team_name: 'rolls', component_name: 'web', dockerfile_repo: 'rolls/web' };
+    expect((await executed('rita', 'deploy-service', { ...deploy, git_tag: '0.1.1' })).audit.status).toBe('succeeded');
+    const before = await auditCount();
+    const never = await execute('rita', 'rollback-service', { team_name: 'rolls', component_name: 'web', target_tag: '0.0.9' });
+    expect(never.status).toBe(400);
+    expect(never.body.error).toBe(
+      'target_tag: 0.0.9 was never deployed to rolls/web; tags it ran, newest first: 0.1.1, 0.1.0. Its history: GET /api/v1/workflows?team=rolls&service=web',
+    );
+    expect(await auditCount()).toBe(before);
+    expect((await executed('rita', 'rollback-service', { team_name: 'rolls', component_name: 'web', target_tag: '0.1.0' })).audit.status).toBe('succeeded');
+  });
+});
+
+describe('quota headroom for onboarding and previews (issue 11 item 4)', () => {
+  // quinn, not alice: the write limit (20/min per user) is alice's to spend in the other tests.
+  it('refuses with 403 an onboarding or a preview the tenant\'s quota has no room for, naming what frees room, and audits nothing', async () => {
+    // Two pods: the first service fits, its preview fits, then neither another service nor another preview does.
+    await executed('root', 'create-tenant', { team_name: 'tiny', admins: 'quinn', pods: '2' });
+    await registerRepository(pds, 'quinn', 'tiny', 'tiny/web');
+    await registerRepository(pds, 'quinn', 'tiny', 'tiny/api');
+    expect((await executed('quinn', 'deploy-service', onboard('tiny', 'web', 'tiny/web'))).audit.status).toBe('succeeded');
+    const preview = { team_name: 'tiny', component_name: 'web', image_tag: '0.1.0', ttl_hours: '2' };
+    expect((await executed('quinn', 'preview-deploy', preview)).audit.status).toBe('succeeded');
+    const before = await auditCount();
+    const second = await execute('quinn', 'deploy-service', onboard('tiny', 'api', 'tiny/api'));
+    expect(second.status).toBe(403);
+    expect(second.body.error).toMatch(/^tenant tiny has no quota headroom for a new service: pods 2 of 2 used, a new service needs 1 more\./);
+    expect(second.body.error).toContain('GET /api/v1/services?team=tiny');
+    expect(second.body.error).toContain('GET /api/v1/resources/tiny');
+    const another = await execute('quinn', 'preview-deploy', { ...preview, image_tag: '0.2.0' });
+    expect(another.status).toBe(403);
+    expect(another.body.error).toMatch(/^tenant tiny has no quota headroom for a preview: pods 2 of 2 used/);
+    expect(await auditCount()).toBe(before);
+    // Removing the preview frees the pod: the onboarding passes.
+    expect((await executed('quinn', 'preview-delete', { team_name: 'tiny', component_name: 'web', image_tag: '0.1.0' })).audit.status).toBe('succeeded');
+    expect((await execute('quinn', 'deploy-service', onboard('tiny', 'api', 'tiny/api'))).status).toBe(200);
+  });
+
+  it('names every short dimension at once', async () => {
+    await executed('root', 'create-tenant', { team_name: 'cramped', admins: 'quinn', cpu: '100m', memory: '64Mi', pods: '5' });
+    await registerRepository(pds, 'quinn', 'cramped', 'cramped/web');
+    const res = await execute('quinn', 'deploy-service', onboard('cramped', 'web', 'cramped/web'));
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatch(/memory 0 of 64Mi used, a new service needs 128Mi more/);
+    expect(res.body.error).not.toMatch(/cpu|pods/);
+  });
+});
+
 describe('every missing field at once (issue 11 item 4)', () => {
   it('reports the per-action fields together with the other problems, not one per call', async () => {
     const res = await execute('alice', 'deploy-service', { action: 'onboard' });

@@ -1,7 +1,9 @@
 /**
- * The deploy job's shell, run for real (SPEC.md "CI deploy job"): the `run:` of each deploy step, in order, under
- * bash -eo pipefail as GitHub runs it, in a clone whose origin is a local bare repository, against a local HTTP
- * server standing in for {base_url}. `uses:` steps are skipped (the clone is the checkout); `if:` is the gate.
+ * The deploy job's shell, run for real (SPEC.md "CI deploy job"; issue 12 §3): the `run:` of each deploy step, in
+ * order, under bash -eo pipefail as GitHub runs it, in a clone whose origin is a local bare repository, against a local
+ * HTTP server standing in for {base_url} — the execute call, then the REST wait (`GET /api/v1/workflows/{name}
+ * ?wait_seconds=45`) repeated until pds says the workflow settled. `uses:` steps are skipped (the clone is the
+ * checkout); `if:` is the gate.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,15 @@ let baseUrl: string;
 let requests: Recorded[] = [];
 const ACCEPTED = { status: 200, body: { workflowName: 'deploy-service-x7k2p', operation: 'deploy-service', status: 'submitted', message: '' } };
 let answer: { status: number; body: object } = ACCEPTED;
+/** What `GET /api/v1/workflows/{name}?wait_seconds=…` answers, one per call; the last one repeats. */
+const SUCCEEDED = {
+  workflow: 'deploy-service-x7k2p',
+  audit: { status: 'succeeded', message: 'deployed 0.1.1' },
+  note: 'succeeded in Argo Workflows',
+  settled: true,
+  host: 'acme-web.apps.example.com',
+};
+let waits: { status: number; body: object }[] = [{ status: 200, body: SUCCEEDED }];
 
 beforeAll(async () => {
   for (const tool of ['git', 'curl', 'jq', 'bash']) {
@@ -42,7 +53,8 @@ beforeAll(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       requests.push({ method: req.method!, url: req.url!, headers: req.headers, body });
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+      const reply = req.method === 'GET' ? (waits.length > 1 ? waits.shift()! : waits[0]!) : answer;
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -54,6 +66,7 @@ const dirs: string[] = [];
 afterEach(() => {
   requests = [];
   answer = ACCEPTED;
+  waits = [{ status: 200, body: SUCCEEDED }];
   while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
 });
 
@@ -133,8 +146,13 @@ async function remoteTags(origin: string, env: NodeJS.ProcessEnv): Promise<strin
   return stdout.split('\n').filter(Boolean).sort();
 }
 
-function expectDeployRequest(tag: string) {
-  expect(requests).toHaveLength(1);
+/** The execute call, then the waits: each `GET /api/v1/workflows/deploy-service-x7k2p?wait_seconds=45` with the token. */
+function expectDeployRequest(tag: string, waitCalls = 1) {
+  expect(requests.map((r) => r.method)).toEqual(['POST', ...Array<string>(waitCalls).fill('GET')]);
+  for (const wait of requests.slice(1)) {
+    expect(wait.url).toBe('/api/v1/workflows/deploy-service-x7k2p?wait_seconds=45');
+    expect(wait.headers.authorization).toBe(`Bearer ${SECRET}`);
+  }
   const [req] = requests as [Recorded];
   expect(req.method).toBe('POST');
   expect(req.url).toBe('/api/v1/operations/deploy-service/execute');
@@ -159,6 +177,47 @@ describe.each([{ pattern: 'continuous' as const }, { pattern: 'manual' as const 
     expect(commit).toBe(main);
     expectDeployRequest('0.1.1');
     expect(r.log).toContain('deploy-service-x7k2p');
+    expect(r.log).toContain('::notice title=Deployed::0.1.1 of acme/web is live at https://acme-web.apps.example.com');
+  });
+
+  it('waits again while pds answers "settled": false, then reports the status and the service URL', async () => {
+    const running = { workflow: 'deploy-service-x7k2p', audit: { status: 'submitted', message: '' }, note: 'running: step 3/9: build image', settled: false };
+    waits = [{ status: 200, body: running }, { status: 200, body: running }, { status: 200, body: SUCCEEDED }];
+    const repo = await repository(['0.1.0']);
+    const r = await runDeployJob(pattern, { secret: SECRET, ref }, repo);
+    expect(r.code, r.log).toBe(0);
+    expectDeployRequest('0.1.1', 3);
+    expect(r.log).toContain('still running: running: step 3/9: build image');
+    expect(r.log).toMatch(/^status: succeeded$/m);
+    expect(r.log).toMatch(/^service URL: https:\/\/acme-web\.apps\.example\.com$/m);
+  });
+
+  it('fails the job when the deploy fails, printing the status, the service URL, the failed step and its log', async () => {
+    waits = [{
+      status: 200,
+      body: {
+        ...SUCCEEDED,
+        audit: { status: 'failed', message: 'image build failed: exit code 1' },
+        failedStep: { name: 'build image', message: 'exit code 1', logTail: ['npm ERR! missing script: build', 'error: build failed'] },
+      },
+    }];
+    const repo = await repository(['0.1.0']);
+    const r = await runDeployJob(pattern, { secret: SECRET, ref }, repo);
+    expect(r.code).not.toBe(0);
+    expectDeployRequest('0.1.1');
+    expect(r.log).toMatch(/^status: failed$/m);
+    expect(r.log).toMatch(/^service URL: https:\/\/acme-web\.apps\.example\.com$/m);
+    expect(r.log).toContain('::error title=Deploy failed::0.1.1 of acme/web failed at build image: image build failed: exit code 1 (https://acme-web.apps.example.com)');
+    expect(r.log).toContain('npm ERR! missing script: build\nerror: build failed');
+    expect(r.log).not.toContain('::notice title=Deployed::');
+  });
+
+  it('fails the job when pds cannot say how the deploy went', async () => {
+    waits = [{ status: 404, body: { error: 'workflow not found: deploy-service-x7k2p' } }];
+    const repo = await repository(['0.1.0']);
+    const r = await runDeployJob(pattern, { secret: SECRET, ref }, repo);
+    expect(r.code).not.toBe(0);
+    expect(r.log).toContain('::error title=Deploy status unknown::{"error":"workflow not found: deploy-service-x7k2p"}');
   });
 
   it('starts at 0.0.1 when there is no tag', async () => {

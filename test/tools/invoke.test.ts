@@ -163,7 +163,7 @@ describe('the operation contract', () => {
   it('gives every operation its own tool, bound to its own execute path', () => {
     expect(operationTools.map((t) => t.operation!.id)).toEqual(OPERATION_IDS);
     for (const t of operationTools) {
-      expect(t.rest).toEqual({ method: 'POST', path: '/api/v1/operations/{name}/execute', pathValues: { name: t.operation!.id } });
+      expect(t.rest).toEqual({ method: 'POST', path: '/api/v1/operations/{name}/execute', pathValues: { name: t.operation!.id }, query: ['wait_seconds'] });
       expect(t.name).toBe(OPERATIONS[t.operation!.id].tool);
       expect(t.annotations.destructiveHint).toBe(t.operation!.destructive);
     }

@@ -11,7 +11,8 @@ import { workflowTemplateName } from '../../core/names.js';
 import { defineTool, type AnyTool } from '../define.js';
 import { deepFreeze } from '../invoke.js';
 import { ConfirmationRequest, ExecuteResult } from './execute.js';
-import { operationTools } from './tools.js';
+import { OperationResult, operationTools } from './tools.js';
+import { WaitSeconds } from '../workflow-view.js';
 
 /** SPEC.md "Operation definition", plus who may run it. */
 export const OperationDefinition = z.object({
@@ -52,7 +53,8 @@ export function describeOperation(tool: AnyTool): OperationDefinition {
     riskLevel: contract.riskLevel,
     requiresConfirm: contract.requiresConfirm,
     requiredRole: contract.role,
-    parameters: Object.entries(shape).map(([name, field]) => {
+    // Fields read from the query string (wait_seconds) say how to call, not what to submit: no operation parameters.
+    parameters: Object.entries(shape).filter(([name]) => !tool.rest?.query?.includes(name)).map(([name, field]) => {
       const json = z.toJSONSchema(field, { io: 'input' }) as { type?: string };
       return { name, type: json.type ?? 'string', required: !field.safeParse(undefined).success, description: field.description ?? '' };
     }),
@@ -104,7 +106,7 @@ export const executeOperation = defineTool({
     `Executes one of the ${operationTools.length} operations by name with its parameters as strings — the same as calling ` +
     'its own tool (e.g. platform_deploy_service). Use when a client prefers one generic tool. Validation, access checks, ' +
     'the write limit (20 per minute) and confirmation rules are those of the named operation. Returns a workflow name ' +
-    'at once; follow it with platform_get_workflow. MCP only: over REST each operation has its own POST ' +
+    'at once (or with wait_seconds when it settles); follow it with platform_get_workflow. MCP only: over REST each operation has its own POST ' +
     '/api/v1/operations/{name}/execute.',
   input: z.object({
     name: OperationName,
@@ -112,14 +114,20 @@ export const executeOperation = defineTool({
       .record(z.string(), z.unknown())
       .default({})
       .describe('Operation parameters, e.g. {"action": "deploy", "team_name": "acme", "component_name": "web", "git_tag": "0.1.1", "dockerfile_repo": "acme/web"}'),
+    wait_seconds: WaitSeconds,
   }),
-  output: ExecuteResult,
+  output: OperationResult,
+  listedOutput: ExecuteResult,
   errorOutput: ConfirmationRequest,
   access: 'authenticated',
   kind: 'write',
   toolset: 'catalog',
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  dispatch: ({ name, parameters }) => ({ tool: findOperationTool(name), input: parameters }),
+  dispatch: ({ name, parameters, wait_seconds }) => ({
+    tool: findOperationTool(name),
+    // wait_seconds is the generic tool's own; one inside parameters is the operation's to refuse.
+    input: wait_seconds ? { ...parameters, wait_seconds } : parameters,
+  }),
   handler: async () => {
     throw new Error('platform_execute_operation dispatches; invoke() never calls its handler');
   },

@@ -82,6 +82,7 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
     domain: ctx.settings.domain,
     backend: ctx.platform.backend,
     codeHost: ctx.platform.codeHost,
+    audit: ctx.platform.audit,
     namespaces: ctx.settings.namespaces,
     door: ctx.door,
   });
@@ -135,8 +136,8 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
  * The execute result's `message`: what was submitted, how long it usually takes, the call that follows it and the
  * call to make once it has succeeded — in the words of the caller's door — then any preflight warnings.
  * @example (MCP) 'Submitted workflow rollback-service-x7k2p to roll acme/web back to 0.1.0. It runs in the background,
- *   usually about 1 minute (no rebuild): follow it with platform_get_workflow {"name":"rollback-service-x7k2p"} until
- *   its status is succeeded or failed; then check its sync and health status with platform_get_status {…}.'
+ *   usually about 1 minute (no rebuild): follow it with platform_get_workflow {"name":"rollback-service-x7k2p",
+ *   "wait_seconds":"45"} until it has settled; then check its sync and health status with platform_get_status {…}.'
  */
 export function submittedMessage(
   contract: AnyOperationContract,
@@ -144,13 +145,14 @@ export function submittedMessage(
   about: { workflowName: string; summary: string; door: Door; warnings: readonly string[] },
 ): string {
   const { door, workflowName } = about;
-  const follow = door.name({ tool: 'platform_get_workflow', arguments: { name: workflowName } });
+  // Waiting in the call, not polling: the answer comes when the workflow settles (or after 45 s, to be repeated).
+  const follow = door.name({ tool: 'platform_get_workflow', arguments: { name: workflowName, wait_seconds: '45' } });
   const then = contract.followUp
     ? `; then ${contract.followUp.why} with ${door.name({ tool: contract.followUp.tool, arguments: contract.followUp.arguments(parameters) })}`
     : '';
   const warnings = about.warnings.map((w) => ` Warning: ${w}`).join('');
   return (
     `Submitted workflow ${workflowName} to ${about.summary}. It runs in the background, usually ${contract.duration}: ` +
-    `follow it with ${follow} until its status is succeeded or failed${then}.${warnings}`
+    `follow it with ${follow} until it has settled${then}.${warnings}`
   );
 }

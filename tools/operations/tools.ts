@@ -6,7 +6,14 @@
 import { z } from 'zod';
 import { OPERATION_IDS, OPERATIONS, type AnyOperationContract, type OperationRole } from '../../core/operations/index.js';
 import { defineTool, type AnyTool } from '../define.js';
+import { WaitOutcome, WaitSeconds, waitForWorkflow, waitOutcome } from '../workflow-view.js';
 import { ConfirmationRequest, ExecuteResult, executeOperation, type OperationInput } from './execute.js';
+
+/**
+ * An operation tool's result: the SPEC's execute response, and — when the call waited (`wait_seconds` > 0) — the
+ * workflow's phase, whether it settled, and once settled the service host and any failed step.
+ */
+export const OperationResult = ExecuteResult.extend(WaitOutcome.partial().shape);
 
 /** The REST path every operation tool is bound to, with `{name}` pinned to its operation id. */
 export const EXECUTE_PATH = '/api/v1/operations/{name}/execute';
@@ -19,7 +26,7 @@ const Confirm = z
 
 /** Appended to every operation's description: who may run it (SPEC.md "Authentication" 4). */
 const WHO_MAY_RUN: Readonly<Record<OperationRole, string>> = {
-  member: 'Who may run it: the tenant\'s members and admins, and platform admins.',
+  member: 'Who may run it: tenant members and admins, platform admins.',
   admin: 'Who may run it: the tenant\'s admins and platform admins.',
   'platform-admin': 'Who may run it: platform admins only.',
 };
@@ -29,22 +36,29 @@ const WHO_MAY_RUN: Readonly<Record<OperationRole, string>> = {
  * long it usually takes, what to call once it succeeded), then who may run it.
  */
 export function operationDescription(contract: AnyOperationContract): string {
-  const then = contract.followUp ? `, then ${contract.followUp.tool} to ${contract.followUp.why}` : '';
-  const follows = `Returns a workflow name at once; it usually takes ${contract.duration}: follow it with platform_get_workflow${then}.`;
+  const then = contract.followUp ? `; then ${contract.followUp.tool} to ${contract.followUp.why}` : '';
+  const follows = `Usually takes ${contract.duration}${then}.`;
   return `${contract.description} ${follows} ${WHO_MAY_RUN[contract.role]}`;
 }
 
 /** The tool of one operation. */
 export function operationTool(contract: AnyOperationContract): AnyTool {
-  const input = contract.requiresConfirm ? contract.parameters.safeExtend({ confirm: Confirm }) : contract.parameters;
+  const extended = (contract.requiresConfirm ? contract.parameters.safeExtend({ confirm: Confirm }) : contract.parameters).safeExtend({
+    wait_seconds: WaitSeconds,
+  });
+  // An extension is a new schema: carry the contract's JSON Schema additions (deploy-service's per-action oneOf) over.
+  const meta = contract.parameters.meta();
+  const input = meta ? extended.meta(meta) : extended;
   return defineTool({
     name: contract.tool,
     title: contract.title,
     description: operationDescription(contract),
     input,
-    output: ExecuteResult,
+    output: OperationResult,
+    listedOutput: ExecuteResult,
     ...(contract.requiresConfirm && { errorOutput: ConfirmationRequest }),
-    rest: { method: 'POST', path: EXECUTE_PATH, pathValues: { name: contract.id } },
+    // wait_seconds is how the caller waits, not what it submits: ?wait_seconds= on REST, never audited.
+    rest: { method: 'POST', path: EXECUTE_PATH, pathValues: { name: contract.id }, query: ['wait_seconds'] },
     access:
       contract.role === 'platform-admin'
         ? 'admin'
@@ -53,7 +67,13 @@ export function operationTool(contract: AnyOperationContract): AnyTool {
     toolset: contract.toolset,
     annotations: { destructiveHint: contract.destructive, idempotentHint: false, openWorldHint: true },
     operation: contract,
-    handler: (i, ctx) => executeOperation(contract, i as OperationInput, ctx),
+    handler: async (i, ctx) => {
+      const { wait_seconds: wait, ...params } = i as OperationInput & { wait_seconds?: number };
+      const result = await executeOperation(contract, params, ctx);
+      if (!wait) return result;
+      const run = await waitForWorkflow(ctx.platform, result.workflowName, wait, ctx.interaction);
+      return run ? { ...result, ...(await waitOutcome(ctx.platform, ctx.settings.domain, run)) } : result;
+    },
   });
 }
 

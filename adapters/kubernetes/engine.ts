@@ -1,0 +1,361 @@
+/**
+ * The Argo Workflows engine (issue 10 "Operations"; /work/port-spec "WorkflowEngine"): each execution is one
+ * `Workflow` in `PDS_WORKFLOW_NAMESPACE` with `spec.workflowTemplateRef` = the operation, the validated parameters and
+ * the derived ones as `spec.arguments.parameters`, labels `pds.dev/operation`, `pds.dev/tenant`, `pds.dev/service`,
+ * `pds.dev/managed-by=pds` and the caller in the annotation `pds.dev/user`. `env_vars` values go to a Secret owned by
+ * the Workflow, never into its parameters.
+ *
+ * Records (the workflow record and, with it, the audit entry) live in the SQL record store, so every replica answers
+ * the same. Phases come from the Workflow informer: ""/Pending/Running → `submitted` with the running step in the
+ * message, Succeeded → `succeeded`, Failed/Error → `failed` with the failed node's message. The first replica to see a
+ * Workflow finish settles its record and audit entry (an idempotent conditional update); Workflows that finished, or
+ * vanished, while pds was down are settled by the ghost reconciler once the informer has listed them.
+ */
+import { randomUUID } from 'node:crypto';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { NotFound, PlatformError, Upstream } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { AuditStatus } from '../../core/model.js';
+import { workflowTemplateName } from '../../core/names.js';
+import { isOperationId, type OperationId } from '../../core/operations/index.js';
+import type { WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
+import type { RecordStore, WorkflowRecord } from '../sql/index.js';
+import { describe, type ClusterCache } from './informers.js';
+import { ANNOTATION, ARGO_GROUP, ARGO_VERSION, LABEL, type Workflow, type WorkflowNode } from './objects.js';
+import { clusterOperations, envSecretName, type ArgumentFactory } from './operations.js';
+
+/** A workflow as the cluster engine reports it (the port's {@link WorkflowRun}). */
+export type ClusterWorkflowRun = WorkflowRun;
+
+export interface ArgoEngineOptions {
+  kc: KubeConfig;
+  cache: ClusterCache;
+  records: RecordStore;
+  /** `PDS_WORKFLOW_NAMESPACE`. */
+  namespace: string;
+  /** `PDS_REGISTRY`. */
+  registry: string;
+  /** `PDS_DOMAIN`. */
+  domain: string;
+  /** The identity of a live tenant (`pds.dev/uid`), or `undefined`. */
+  tenantUid(team: string): Promise<string | undefined>;
+  log: Logger;
+  now?: () => Date;
+  /** Seconds an unfinished record may lack its Workflow before the reconciler settles it as vanished (default 60). */
+  vanishedAfterSeconds?: number;
+  /** Milliseconds between ghost reconciler rounds (default 60,000). */
+  reconcileEveryMs?: number;
+}
+
+/** Argo node phases → step status. */
+const STEP_STATUS: Record<string, WorkflowStep['status']> = {
+  Pending: 'pending',
+  Running: 'running',
+  Succeeded: 'succeeded',
+  Failed: 'failed',
+  Error: 'failed',
+  Skipped: 'skipped',
+  Omitted: 'skipped',
+};
+
+/**
+ * A Workflow's phase in the audit vocabulary (issue 10): ""/Pending/Running → `submitted`, Succeeded → `succeeded`,
+ * Failed/Error → `failed`.
+ */
+export function auditStatusOf(phase: string | undefined): AuditStatus {
+  if (phase === 'Succeeded') return 'succeeded';
+  if (phase === 'Failed' || phase === 'Error') return 'failed';
+  return 'submitted';
+}
+
+/** The steps (pod nodes) of a Workflow, in the order they started. */
+export function stepsOf(workflow: Workflow): WorkflowStep[] {
+  return Object.values(workflow.status?.nodes ?? {})
+    .filter((n) => n.type === 'Pod' || n.type === 'Skipped')
+    .sort((a, b) => (a.startedAt ?? '~').localeCompare(b.startedAt ?? '~'))
+    .map((n) => {
+      const step: WorkflowStep = { name: n.displayName ?? n.name ?? n.id ?? '', status: STEP_STATUS[n.phase ?? ''] ?? 'pending' };
+      if (n.startedAt) step.startedAt = n.startedAt;
+      if (n.finishedAt) step.finishedAt = n.finishedAt;
+      if (n.message) step.message = n.message;
+      return step;
+    });
+}
+
+/**
+ * The message pds shows for a Workflow: the running step while it runs, the failed node's message when it failed.
+ * @example 'running step build-image (2 of 5 steps done)' · 'step check-tenant failed: main: Error (exit code 1): …'
+ */
+export function messageOf(workflow: Workflow): string {
+  const status = auditStatusOf(workflow.status?.phase);
+  const nodes = Object.values(workflow.status?.nodes ?? {});
+  const pods = nodes.filter((n) => n.type === 'Pod');
+  const label = (n: WorkflowNode) => n.displayName ?? n.name ?? n.id ?? '';
+  if (status === 'failed') {
+    const failed = pods.find((n) => n.phase === 'Failed' || n.phase === 'Error') ?? nodes.find((n) => (n.phase === 'Failed' || n.phase === 'Error') && n.message);
+    if (failed?.message) return `step ${label(failed)} failed: ${failed.message}`;
+    return workflow.status?.message || 'the workflow failed';
+  }
+  if (status === 'succeeded') return workflow.status?.message || `${pods.length} step${pods.length === 1 ? '' : 's'} succeeded`;
+  const running = pods.filter((n) => n.phase === 'Running' || n.phase === 'Pending');
+  const done = pods.filter((n) => n.phase === 'Succeeded').length;
+  if (running.length) return `running step ${running.map(label).join(', ')} (${done} step${done === 1 ? '' : 's'} done)`;
+  if (workflow.status?.phase === 'Running') return `running (${done} step${done === 1 ? '' : 's'} done)`;
+  return workflow.status?.message || 'submitted to Argo Workflows, waiting for the controller';
+}
+
+/** The Argo Workflows engine. Call {@link ArgoWorkflowEngine.start} once. */
+export class ArgoWorkflowEngine implements WorkflowEngine {
+  private readonly custom: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+  private readonly settledListeners: Array<(run: WorkflowRun) => void> = [];
+  private readonly changeListeners = new Set<(run: ClusterWorkflowRun) => void>();
+  private readonly now: () => Date;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private reconciling: Promise<void> | undefined;
+
+  constructor(private readonly options: ArgoEngineOptions) {
+    this.custom = options.kc.makeApiClient(CustomObjectsApi);
+    this.core = options.kc.makeApiClient(CoreV1Api);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Follow Workflows through the informer, and settle ghosts now and every `reconcileEveryMs`. */
+  start(): void {
+    const seen = (w: Workflow) => void this.observe(w).catch((err: unknown) => this.options.log.error({ err, workflow: w.metadata?.name }, 'could not record a workflow change'));
+    this.options.cache.workflows.on('add', seen);
+    this.options.cache.workflows.on('update', seen);
+    void this.options.cache.workflows.synced.then(() => this.reconcile());
+    this.timer = setInterval(() => void this.reconcile(), this.options.reconcileEveryMs ?? 60_000);
+    this.timer.unref();
+  }
+
+  /**
+   * Submit one Workflow: record it and its audit entry in one transaction, create the Workflow, then the env Secret it
+   * owns.
+   * @throws NotFound when the tenant does not exist (every operation but create-tenant).
+   * @throws Upstream when the API server refuses the Workflow or its Secret; the record is then settled `failed` and
+   *   nothing stays behind in the cluster.
+   */
+  async submit(submission: WorkflowSubmission): Promise<void> {
+    const { name, operation, userId } = submission;
+    const params = submission.parameters as { team_name: string; component_name?: string };
+    const team = params.team_name;
+    let tenantUid: string;
+    if (operation === 'create-tenant') tenantUid = randomUUID();
+    else {
+      const uid = submission.tenantUid ?? (await this.options.tenantUid(team));
+      if (!uid) throw new NotFound(`tenant not found: ${team}`);
+      tenantUid = uid;
+    }
+    const factory = clusterOperations[operation] as ArgumentFactory<OperationId>;
+    const args = factory(submission.parameters as never, { registry: this.options.registry, domain: this.options.domain, tenantUid, workflowName: name });
+    const startedAt = this.now().toISOString();
+    await this.options.records.transaction(async (tx) => {
+      await tx.audit.append(submission.audit, { tenantUid: operation === 'create-tenant' ? null : tenantUid });
+      await tx.workflows.create({
+        name,
+        operation,
+        workflowTemplate: workflowTemplateName(operation),
+        parameters: submission.recorded,
+        userId,
+        steps: [],
+        message: 'submitted to Argo Workflows, waiting for the controller',
+        startedAt,
+        tenantUid: operation === 'create-tenant' ? null : tenantUid,
+      });
+    });
+    const labels: Record<string, string> = { [LABEL.operation]: operation, [LABEL.tenant]: team, [LABEL.managedBy]: 'pds' };
+    if (params.component_name) labels[LABEL.service] = params.component_name;
+    const body: Workflow = {
+      apiVersion: `${ARGO_GROUP}/${ARGO_VERSION}`,
+      kind: 'Workflow',
+      metadata: { name, namespace: this.options.namespace, labels, annotations: { [ANNOTATION.user]: userId, [ANNOTATION.uid]: tenantUid } },
+      spec: {
+        workflowTemplateRef: { name: workflowTemplateName(operation) },
+        // Argo runs the Workflows holding one mutex one at a time, oldest first: a service's operations take effect in
+        // submission order (a deploy submitted before a rollback finishes first), as the sandbox's queue does.
+        synchronization: { mutex: { name: mutexName(team, params.component_name) } },
+        arguments: { parameters: Object.entries(args.parameters).map(([n, value]) => ({ name: n, value })) },
+      },
+    };
+    let uid: string;
+    try {
+      const created = (await this.custom.createNamespacedCustomObject({ ...this.argo(), body })) as Workflow;
+      uid = created.metadata!.uid!;
+    } catch (err) {
+      await this.fail(name, `Argo Workflows refused the Workflow: ${reason(err)}`);
+      throw new Upstream(`Argo Workflows refused workflow ${name}: ${reason(err)}`, { cause: err });
+    }
+    if (args.env) {
+      try {
+        await this.core.createNamespacedSecret({
+          namespace: this.options.namespace,
+          body: {
+            metadata: {
+              name: envSecretName(name),
+              labels: { [LABEL.managedBy]: 'pds', [LABEL.tenant]: team },
+              // Deleted with its Workflow (garbage collection), which Argo deletes after its ttlStrategy.
+              ownerReferences: [{ apiVersion: `${ARGO_GROUP}/${ARGO_VERSION}`, kind: 'Workflow', name, uid, blockOwnerDeletion: false }],
+            },
+            type: 'Opaque',
+            stringData: args.env,
+          },
+        });
+      } catch (err) {
+        await this.custom.deleteNamespacedCustomObject({ ...this.argo(), name }).catch(() => {});
+        await this.fail(name, `could not write the environment Secret of the Workflow: ${reason(err)}`);
+        throw new Upstream(`could not write the environment Secret of workflow ${name}: ${reason(err)}`, { cause: err });
+      }
+    }
+  }
+
+  /** The workflow from the informer's Workflow and the record; `undefined` when neither knows the name. */
+  async get(name: string): Promise<ClusterWorkflowRun | undefined> {
+    const record = await this.options.records.workflows.get(name);
+    if (!record) return undefined;
+    return this.runOf(record, this.options.cache.workflows.get(name, this.options.namespace));
+  }
+
+  /**
+   * The newest workflows `query.visible` allows and the filters select, newest first (submission order), from the
+   * record store: a platform admin sees all; others the workflows of their tenants (by uid) and their own.
+   */
+  async list(query: WorkflowQuery): Promise<ClusterWorkflowRun[]> {
+    const limit = Math.max(0, Math.floor(query.limit));
+    if (limit === 0) return [];
+    let q = this.options.records.db.selectFrom('workflows').select('name');
+    if (query.tenant !== undefined) q = q.where('tenant', '=', query.tenant);
+    if (query.service !== undefined) q = q.where('service', '=', query.service);
+    if (query.operation !== undefined) q = q.where('operation', '=', query.operation);
+    const visible = query.visible;
+    if (visible !== 'all') {
+      const uids = visible.tenants.map((t) => t.uid);
+      q = q.where((eb) => eb.or([eb('user_id', '=', visible.userId), ...(uids.length ? [eb('tenant_uid', 'in', uids)] : [])]));
+    }
+    const names = await q.orderBy('seq', 'desc').limit(limit).execute();
+    const runs = await Promise.all(names.map((r) => this.get(r.name)));
+    return runs.filter((r): r is ClusterWorkflowRun => r !== undefined);
+  }
+
+  onSettled(listener: (run: WorkflowRun) => void): void {
+    this.settledListeners.push(listener);
+  }
+
+  /** Called on every phase, step or message change; returns an unsubscribe. */
+  onChange(listener: (run: ClusterWorkflowRun) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /**
+   * Settle every unfinished record whose Workflow finished, or no longer exists, by what the informer holds
+   * (the "ghost reconciler"). Runs once the informer has listed, then every `reconcileEveryMs`.
+   */
+  async reconcile(): Promise<void> {
+    if (this.closed || !this.options.cache.workflows.isSynced) return;
+    this.reconciling ??= (async () => {
+      try {
+        const graceMs = (this.options.vanishedAfterSeconds ?? 60) * 1000;
+        for (const record of await this.options.records.workflows.unfinished()) {
+          if (!isOperationId(record.operation)) continue;
+          const workflow = this.options.cache.workflows.get(record.name, this.options.namespace);
+          if (workflow) await this.observe(workflow);
+          else if (this.now().getTime() - Date.parse(record.startedAt) > graceMs) {
+            await this.settle(record, 'failed', `the Workflow ${record.name} no longer exists in ${this.options.namespace}; it was deleted before pds saw it finish`, undefined);
+          }
+        }
+      } catch (err) {
+        this.options.log.error({ err }, 'the ghost reconciler could not finish a round');
+      } finally {
+        this.reconciling = undefined;
+      }
+    })();
+    return this.reconciling;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.reconciling;
+  }
+
+  private argo() {
+    return { group: ARGO_GROUP, version: ARGO_VERSION, namespace: this.options.namespace, plural: 'workflows' };
+  }
+
+  private async fail(name: string, message: string): Promise<void> {
+    await this.options.records.workflows
+      .settle(name, { phase: 'failed', message, finishedAt: this.now().toISOString() })
+      .catch((err: unknown) => this.options.log.error({ err, workflow: name }, 'could not record a refused submission'));
+  }
+
+  /** A Workflow was added or changed: tell listeners, and settle its record when it finished. */
+  private async observe(workflow: Workflow): Promise<void> {
+    const name = workflow.metadata?.name;
+    if (!name || this.closed) return;
+    const record = await this.options.records.workflows.get(name);
+    if (!record) return; // not submitted by a pds on this record store
+    const run = this.runOf(record, workflow);
+    for (const listener of this.changeListeners) listener(run);
+    if (run.phase !== 'submitted' && record.phase === 'submitted') await this.settle(record, run.phase, run.message, workflow);
+  }
+
+  private async settle(record: WorkflowRecord, phase: 'succeeded' | 'failed', message: string, workflow: Workflow | undefined): Promise<void> {
+    const finishedAt = workflow?.status?.finishedAt ?? this.now().toISOString();
+    // create-tenant made a tenant the record could not name yet: its uid is the one pds minted (the Workflow's annotation).
+    const minted = record.operation === 'create-tenant' && phase === 'succeeded' ? workflow?.metadata?.annotations?.[ANNOTATION.uid] : undefined;
+    const changed = await this.options.records.workflows.settle(record.name, { phase, message, finishedAt, ...(minted ? { tenantUid: minted } : {}) });
+    if (!changed) return; // another replica (or an earlier event) settled it
+    const settled = await this.get(record.name);
+    if (!settled) return;
+    for (const listener of this.settledListeners) {
+      try {
+        listener(settled);
+      } catch (err) {
+        this.options.log.error({ err, workflow: record.name }, 'an onSettled listener threw');
+      }
+    }
+  }
+
+  private runOf(record: WorkflowRecord, workflow: Workflow | undefined): ClusterWorkflowRun {
+    const live = workflow && {
+      phase: auditStatusOf(workflow.status?.phase),
+      message: messageOf(workflow),
+      steps: stepsOf(workflow),
+      finishedAt: workflow.status?.finishedAt,
+    };
+    // The record wins once settled (it is what the audit entry says); before that, the live Workflow.
+    const settled = record.phase !== 'submitted';
+    const run: ClusterWorkflowRun = {
+      name: record.name,
+      operation: record.operation as OperationId,
+      phase: settled ? record.phase : (live?.phase ?? 'submitted'),
+      message: settled ? record.message : (live?.message ?? record.message),
+      startedAt: record.startedAt,
+      userId: record.userId,
+      parameters: record.parameters,
+      steps: live?.steps ?? [],
+    };
+    const finishedAt = settled ? record.finishedAt : live?.finishedAt;
+    if (finishedAt) run.finishedAt = finishedAt;
+    if (record.tenant) run.team = record.tenant;
+    if (record.service) run.service = record.service;
+    if (record.tenantUid) run.tenantUid = record.tenantUid;
+    return run;
+  }
+}
+
+/**
+ * The Argo mutex a Workflow holds: `pds-<team>-<service>` for service operations, `pds-<team>` for tenant ones.
+ * @example mutexName('acme', 'web') // 'pds-acme-web'
+ */
+export function mutexName(team: string, service?: string): string {
+  return service ? `pds-${team}-${service}` : `pds-${team}`;
+}
+
+/** The API server's reason for refusing a request, for messages. */
+function reason(err: unknown): string {
+  return err instanceof PlatformError ? err.message : describe(err);
+}

@@ -1,0 +1,184 @@
+/**
+ * The kubernetes backend (`PDS_BACKEND=kubernetes`, issue 10): pds submits and reads; Argo Workflows and Argo CD do
+ * the work (DESIGN.md "Where things live").
+ *
+ * | file | what |
+ * |---|---|
+ * | `kubeconfig.ts` | in-cluster or `KUBECONFIG`; counts API server requests |
+ * | `informers.ts` | one informer per kind pds reads; reads are answered from them |
+ * | `backend.ts`, `pod-logs.ts` | tenants, services, status, resources; logs from pods (or `../loki/`) |
+ * | `operations.ts` | the operation table: each operation's Workflow arguments |
+ * | `engine.ts` | Workflows submitted and followed; records settled from the watch; the ghost reconciler |
+ * | `previews.ts` | preview expiry under a Lease |
+ *
+ * Records (audit, workflows, registrations, claims, OAuth) are in PostgreSQL through `adapters/sql`.
+ */
+import { Unavailable, NotFound, InvalidParams } from '../../core/errors.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
+import { RepoFullName } from '../../core/model.js';
+import { assertImplementsEveryOperation } from '../../core/operations/index.js';
+import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
+import { githubAppCodeHost } from '../github/app.js';
+import { lokiLogSource } from '../loki/logs.js';
+import { openRecordStore, type RecordStore } from '../sql/index.js';
+import type { RepositoryStore } from '../sql/repositories.js';
+import { kubernetesBackend, type KubernetesBackend } from './backend.js';
+import { ArgoWorkflowEngine } from './engine.js';
+import { ClusterCache } from './informers.js';
+import { CountingKubeConfig, loadKubeConfig, ownNamespace } from './kubeconfig.js';
+import { clusterOperations } from './operations.js';
+import { podLogSource } from './pod-logs.js';
+import { PreviewReaper } from './previews.js';
+
+export { clusterOperations } from './operations.js';
+
+export interface KubernetesPlatformOptions {
+  /** A kubeconfig file; default in-cluster, else `KUBECONFIG`. */
+  kubeconfigPath?: string;
+  /** `PDS_DATA_DIR` (unused for records, which are in PostgreSQL). */
+  dataDir: string;
+  /** `PDS_DATABASE_URL`: required. */
+  databaseUrl?: string;
+  workflowNamespace: string;
+  argocdNamespace: string;
+  registry: string;
+  domain: string;
+  lokiUrl?: string;
+  /** The GitHub App; without it, repositories can be listed and asked for but not synced or read. */
+  githubApp?: { appId: string; privateKey: string; slug: string; apiUrl: string; webUrl?: string };
+  githubAppSlug: string;
+  /** Where the preview reaper's Lease lives (default: pds's own namespace). */
+  leaseNamespace?: string;
+  /** Preview reaper rounds, milliseconds (default 10,000). */
+  reaperEveryMs?: number;
+  /** Ghost reconciler rounds, milliseconds (default 60,000). */
+  reconcileEveryMs?: number;
+  /** Seconds an unfinished record may lack its Workflow before it is settled as vanished (default 60). */
+  vanishedAfterSeconds?: number;
+  /** Milliseconds to wait for the caches at start-up (default 30,000). */
+  syncTimeoutMs?: number;
+  fetch?: typeof fetch;
+  log?: Logger;
+  /** The composition root's "shutting down" signal: `Platform.shutdown` aborts with it, before `close()`. */
+  shutdown?: AbortSignal;
+}
+
+/** The cluster platform, with what tests and the benchmark look at. */
+export interface KubernetesPlatform extends Platform {
+  readonly backend: KubernetesBackend;
+  readonly workflows: ArgoWorkflowEngine;
+  readonly kubeconfig: CountingKubeConfig;
+  readonly cache: ClusterCache;
+  readonly records: RecordStore;
+  readonly reaper: PreviewReaper;
+}
+
+/**
+ * Connect to the cluster and the record store, fill the caches, and start following Workflows and expiring previews.
+ * @throws Error when `databaseUrl` is missing (the records of several replicas must be shared), when no cluster is
+ *   configured, or when the caches cannot be filled (e.g. 403: the ServiceAccount lacks a rule of deploy/).
+ */
+export async function createKubernetesPlatform(options: KubernetesPlatformOptions): Promise<KubernetesPlatform> {
+  if (!options.databaseUrl) {
+    throw new Error('PDS_BACKEND=kubernetes keeps its records in PostgreSQL, shared by every replica: set PDS_DATABASE_URL (postgres://…)');
+  }
+  assertImplementsEveryOperation('kubernetes', clusterOperations);
+  const log = (options.log ?? silentLogger).child({ component: 'kubernetes' });
+  const kc = loadKubeConfig(options.kubeconfigPath);
+  const records = await openRecordStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, log });
+  const cache = new ClusterCache(kc, { workflows: options.workflowNamespace, argocd: options.argocdNamespace }, log);
+  try {
+    await cache.waitForSync(options.syncTimeoutMs ?? 30_000);
+  } catch (err) {
+    await cache.stop();
+    await records.close();
+    throw err;
+  }
+  const logs = options.lokiUrl ? lokiLogSource({ url: options.lokiUrl, fetch: options.fetch }) : podLogSource(kc);
+  const backend = kubernetesBackend({ cache, argocdNamespace: options.argocdNamespace, logs });
+  const tenantRef = (team: string) => backend.getTenantRef(team);
+  const engine = new ArgoWorkflowEngine({
+    kc,
+    cache,
+    records,
+    namespace: options.workflowNamespace,
+    registry: options.registry,
+    domain: options.domain,
+    tenantUid: async (team) => (await tenantRef(team))?.uid,
+    reconcileEveryMs: options.reconcileEveryMs,
+    vanishedAfterSeconds: options.vanishedAfterSeconds,
+    log,
+  });
+  engine.start();
+  const reaper = new PreviewReaper({
+    kc,
+    cache,
+    engine,
+    records,
+    leaseNamespace: options.leaseNamespace ?? ownNamespace(kc),
+    argocdNamespace: options.argocdNamespace,
+    everyMs: options.reaperEveryMs,
+    log,
+  });
+  reaper.start();
+  const codeHost = options.githubApp
+    ? githubAppCodeHost({ ...options.githubApp, baseUrl: options.githubApp.apiUrl, tenantRef, repositories: records.repositories, fetch: options.fetch })
+    : unconfiguredCodeHost(options.githubAppSlug, tenantRef, records.repositories);
+  let closing: Promise<void> | undefined;
+  const shutdown = new AbortController();
+  options.shutdown?.addEventListener('abort', () => shutdown.abort(), { once: true });
+  return {
+    kind: 'kubernetes',
+    shutdown: shutdown.signal,
+    backend,
+    workflows: engine,
+    audit: records.audit,
+    codeHost,
+    once: records.once,
+    oauth: records.oauth,
+    kubeconfig: kc,
+    cache,
+    records,
+    reaper,
+    /** Ready when every cache is filled and the record store takes writes. */
+    async ready() {
+      return !shutdown.signal.aborted && cache.isSynced && (await records.writable());
+    },
+    close() {
+      shutdown.abort();
+      closing ??= (async () => {
+        await reaper.close();
+        await engine.close();
+        await cache.stop();
+        await records.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Repositories without a GitHub App: registrations can be listed and asked for; sync and reads say what is missing. */
+function unconfiguredCodeHost(slug: string, tenantRef: (team: string) => Promise<TenantRef | undefined>, repositories: RepositoryStore): CodeHost {
+  const tenant = async (team: string) => {
+    const ref = await tenantRef(team);
+    if (!ref) throw new NotFound(`tenant not found: ${team}`);
+    return ref;
+  };
+  return {
+    async listRepositories(team) {
+      return repositories.list((await tenant(team)).uid);
+    },
+    async syncRepositories() {
+      throw new Unavailable('no GitHub App is configured: set PDS_GITHUB_APP_ID and PDS_GITHUB_APP_PRIVATE_KEY(_FILE) to sync repositories');
+    },
+    async grantAccessUrl(team, repo) {
+      const parsed = RepoFullName.safeParse(repo);
+      if (!parsed.success) throw new InvalidParams(`repo: ${parsed.error.issues[0]?.message ?? 'must be "<owner>/<repo>"'}`);
+      await tenant(team);
+      return { url: `https://github.com/apps/${encodeURIComponent(slug)}/installations/new?state=${encodeURIComponent(`${team}:${repo}`)}` };
+    },
+    async readTree(repo) {
+      throw new NotFound(`no GitHub App is configured, so the platform cannot read ${repo}; pass the repository's file list instead`);
+    },
+  };
+}

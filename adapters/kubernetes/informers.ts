@@ -1,0 +1,211 @@
+/**
+ * The cluster as pds reads it: one informer (list, then watch) per kind, so reads are answered from memory and make no
+ * API server call once the caches are warm (issue 10 "Reads come from the cluster, through watches/informers, not a
+ * copy"). An informer that loses its watch (an error, the API server restarting) starts again after a pause.
+ */
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  makeInformer,
+  RbacAuthorizationV1Api,
+  type Informer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type ObjectCache,
+  type V1Deployment,
+  type V1Namespace,
+  type V1ResourceQuota,
+  type V1RoleBinding,
+} from '@kubernetes/client-node';
+import type { Logger } from '../../core/logger.js';
+import { ARGO_GROUP, ARGO_VERSION, LABEL, type Application, type Workflow } from './objects.js';
+
+/** Milliseconds before an informer whose list or watch failed starts again. */
+const RESTART_MS = 2_000;
+
+/** One kind, watched. */
+export interface Watched<T extends KubernetesObject> extends ObjectCache<T> {
+  /** Resolves once the first list has filled the cache. */
+  readonly synced: Promise<void>;
+  /** True once the first list has filled the cache. */
+  readonly isSynced: boolean;
+  /** The last list or watch failure, until the informer lists again. */
+  readonly lastError: unknown;
+  on(verb: 'add' | 'update' | 'delete', cb: (obj: T) => void): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Start an informer on `path` (`/api/v1/namespaces`, `/apis/argoproj.io/v1alpha1/namespaces/argocd/applications`),
+ * listing with `list` and `labelSelector`. It restarts by itself after errors, logging them at `warn`.
+ */
+export function watch<T extends KubernetesObject>(
+  kc: KubeConfig,
+  what: string,
+  path: string,
+  list: () => Promise<KubernetesListObject<T>>,
+  labelSelector: string | undefined,
+  log: Logger,
+): Watched<T> {
+  const informer: Informer<T> & ObjectCache<T> = makeInformer(kc, path, list, labelSelector);
+  let stopped = false;
+  let isSynced = false;
+  let lastError: unknown;
+  let markSynced!: () => void;
+  const synced = new Promise<void>((resolve) => (markSynced = resolve));
+  let timer: NodeJS.Timeout | undefined;
+  let errors = 0;
+  const start = () => {
+    const before = errors;
+    // client-node's start() resolves even when its list failed (it reports the failure through 'error' instead).
+    informer.start().then(
+      () => {
+        if (errors !== before) return;
+        lastError = undefined;
+        isSynced = true;
+        markSynced();
+      },
+      (err: unknown) => restart(err),
+    );
+  };
+  const restart = (err: unknown) => {
+    errors++;
+    if (stopped) return;
+    lastError = err;
+    log.warn({ err, informer: what }, 'informer stopped; starting it again');
+    clearTimeout(timer);
+    timer = setTimeout(start, RESTART_MS);
+    timer.unref();
+  };
+  informer.on('error', restart);
+  start();
+  return {
+    synced,
+    get isSynced() {
+      return isSynced;
+    },
+    get lastError() {
+      return lastError;
+    },
+    get: (name, namespace) => informer.get(name, namespace),
+    list: (namespace) => informer.list(namespace),
+    on: (verb, cb) => informer.on(verb, cb),
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await informer.stop();
+    },
+  };
+}
+
+/** The namespaces pds reads from. */
+export interface ClusterNamespaces {
+  /** `PDS_WORKFLOW_NAMESPACE`. */
+  workflows: string;
+  /** `PDS_ARGOCD_NAMESPACE`. */
+  argocd: string;
+}
+
+/** Everything pds reads, watched: tenants, their quotas and bindings, Applications, Deployments and Workflows. */
+export class ClusterCache {
+  readonly namespaces: Watched<V1Namespace>;
+  readonly quotas: Watched<V1ResourceQuota>;
+  readonly roleBindings: Watched<V1RoleBinding>;
+  readonly applications: Watched<Application>;
+  readonly deployments: Watched<V1Deployment>;
+  readonly workflows: Watched<Workflow>;
+
+  constructor(kc: KubeConfig, ns: ClusterNamespaces, log: Logger) {
+    const core = kc.makeApiClient(CoreV1Api);
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    const apps = kc.makeApiClient(AppsV1Api);
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    const managed = `${LABEL.managedBy}=pds`;
+    this.namespaces = watch(kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace({ labelSelector: managed }), managed, log);
+    // Quotas and bindings are few per tenant; their kinds are not labelled by every tool that might make them, so all
+    // are watched and filtered by namespace when read.
+    this.quotas = watch(kc, 'resourcequotas', '/api/v1/resourcequotas', () => core.listResourceQuotaForAllNamespaces(), undefined, log);
+    this.roleBindings = watch(
+      kc,
+      'rolebindings',
+      '/apis/rbac.authorization.k8s.io/v1/rolebindings',
+      () => rbac.listRoleBindingForAllNamespaces({ labelSelector: LABEL.role }),
+      LABEL.role,
+      log,
+    );
+    this.deployments = watch(
+      kc,
+      'deployments',
+      '/apis/apps/v1/deployments',
+      () => apps.listDeploymentForAllNamespaces({ labelSelector: managed }),
+      managed,
+      log,
+    );
+    const argo = (namespace: string, plural: string) => ({ group: ARGO_GROUP, version: ARGO_VERSION, namespace, plural });
+    this.applications = watch<Application>(
+      kc,
+      'applications',
+      `/apis/${ARGO_GROUP}/${ARGO_VERSION}/namespaces/${ns.argocd}/applications`,
+      () => custom.listNamespacedCustomObject({ ...argo(ns.argocd, 'applications'), labelSelector: managed }),
+      managed,
+      log,
+    );
+    this.workflows = watch<Workflow>(
+      kc,
+      'workflows',
+      `/apis/${ARGO_GROUP}/${ARGO_VERSION}/namespaces/${ns.workflows}/workflows`,
+      () => custom.listNamespacedCustomObject({ ...argo(ns.workflows, 'workflows'), labelSelector: managed }),
+      managed,
+      log,
+    );
+  }
+
+  private get all(): Watched<KubernetesObject>[] {
+    return [this.namespaces, this.quotas, this.roleBindings, this.applications, this.deployments, this.workflows] as Watched<KubernetesObject>[];
+  }
+
+  /** Resolves once every cache holds its first list. */
+  async synced(): Promise<void> {
+    await Promise.all(this.all.map((w) => w.synced));
+  }
+
+  /**
+   * Wait for the first list of every cache.
+   * @throws Error naming each informer not synced within `timeoutMs` and its last error (e.g. a 403: a missing RBAC rule).
+   */
+  async waitForSync(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+    const outcome = await Promise.race([this.synced(), timeout]);
+    clearTimeout(timer);
+    if (outcome !== 'timeout') return;
+    const names = ['namespaces', 'resourcequotas', 'rolebindings', 'applications', 'deployments', 'workflows'];
+    const stuck = this.all.flatMap((w, i) => (w.isSynced ? [] : [`${names[i]}${w.lastError ? ` (${describe(w.lastError)})` : ''}`]));
+    throw new Error(`the cluster caches did not fill within ${timeoutMs / 1000} s: ${stuck.join(', ')}`);
+  }
+
+  /** True once every cache holds its first list. */
+  get isSynced(): boolean {
+    return this.all.every((w) => w.isSynced);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.all.map((w) => w.stop()));
+  }
+}
+
+/** An API error in one line: `HTTP 403: <message>`, or the error's message. */
+export function describe(err: unknown): string {
+  const e = err as { code?: number; body?: unknown; message?: string };
+  let detail: string | undefined;
+  if (typeof e.body === 'string') {
+    try {
+      detail = (JSON.parse(e.body) as { message?: string }).message;
+    } catch {
+      detail = e.body.slice(0, 200);
+    }
+  } else if (e.body && typeof e.body === 'object') detail = (e.body as { message?: string }).message;
+  return `${e.code ? `HTTP ${e.code}: ` : ''}${detail ?? e.message ?? String(err)}`;
+}

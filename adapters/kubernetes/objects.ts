@@ -1,0 +1,77 @@
+/**
+ * The names and the fields pds reads of the objects it watches (issue 10 "Names everyone uses"; deploy/README.md
+ * "Names", "What each leaves behind"). Only the fields read are typed: Argo's own types stop here.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+export const ARGO_GROUP = 'argoproj.io';
+export const ARGO_VERSION = 'v1alpha1';
+
+/** Labels pds and the WorkflowTemplates put on what they make. */
+export const LABEL = {
+  tenant: 'pds.dev/tenant',
+  service: 'pds.dev/service',
+  operation: 'pds.dev/operation',
+  managedBy: 'pds.dev/managed-by',
+  role: 'pds.dev/role',
+  componentType: 'pds.dev/component-type',
+  previewOf: 'pds.dev/preview-of',
+  database: 'pds.dev/database',
+} as const;
+
+/** Annotations pds and the WorkflowTemplates put on what they make. */
+export const ANNOTATION = {
+  user: 'pds.dev/user',
+  uid: 'pds.dev/uid',
+  displayName: 'pds.dev/display-name',
+  description: 'pds.dev/description',
+  contactEmail: 'pds.dev/contact-email',
+  member: 'pds.dev/member',
+  host: 'pds.dev/host',
+  port: 'pds.dev/port',
+  imageTag: 'pds.dev/image-tag',
+  healthCheckPath: 'pds.dev/health-check-path',
+  expiresAt: 'pds.dev/expires-at',
+} as const;
+
+/** The ResourceQuota create-tenant makes in a tenant's namespace. */
+export const QUOTA_NAME = 'pds-quota';
+
+/** An Argo CD Application, the fields pds reads. */
+export interface Application extends KubernetesObject {
+  status?: {
+    sync?: { status?: string };
+    health?: { status?: string; message?: string };
+    conditions?: Array<{ type?: string; message?: string }>;
+    operationState?: { phase?: string; message?: string };
+  };
+}
+
+/** One node of a Workflow's status (`status.nodes[id]`). */
+export interface WorkflowNode {
+  id?: string;
+  name?: string;
+  displayName?: string;
+  type?: string;
+  templateName?: string;
+  phase?: string;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+/** An Argo Workflow, the fields pds writes and reads. */
+export interface Workflow extends KubernetesObject {
+  spec?: {
+    workflowTemplateRef?: { name: string };
+    arguments?: { parameters?: Array<{ name: string; value?: string }> };
+    synchronization?: { mutex?: { name: string } };
+  };
+  status?: {
+    phase?: string;
+    message?: string;
+    startedAt?: string;
+    finishedAt?: string;
+    nodes?: Record<string, WorkflowNode>;
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The cluster's operation table (DESIGN.md "Operations: one contract, two implementations"): for every operation id,
+ * the arguments of its Argo Workflow — the operation's own parameters as strings (never `env_vars`) plus the values
+ * pds derives once (deploy/README.md "Parameters"), and the environment that goes into the Workflow's Secret instead
+ * of its parameters. The WorkflowTemplate named as the operation does the work.
+ */
+import type { OperationId, OperationParams } from '../../core/operations/index.js';
+import { applicationName, imageRef, previewName, serviceHost } from '../../core/names.js';
+
+/** What one Workflow is submitted with. */
+export interface WorkflowArguments {
+  /** `spec.arguments.parameters`, by name. */
+  parameters: Record<string, string>;
+  /** `env_vars` of update-config: written to a Secret owned by the Workflow, never into a parameter. */
+  env?: Record<string, string>;
+}
+
+/** What the table may consult. */
+export interface ArgumentContext {
+  /** `PDS_REGISTRY`, e.g. `registry.example.com/pds`. */
+  registry: string;
+  /** `PDS_DOMAIN`. */
+  domain: string;
+  /** The tenant's `pds.dev/uid` (create-tenant: a new one). */
+  tenantUid: string;
+  /** The Workflow's name (the env Secret is `<name>-env`). */
+  workflowName: string;
+}
+
+export type ArgumentFactory<K extends OperationId> = (params: OperationParams<K>, ctx: ArgumentContext) => WorkflowArguments;
+export type ClusterOperationTable = { readonly [K in OperationId]: ArgumentFactory<K> };
+
+/** The operation's parameters as strings, without the secret ones and without absent ones. */
+function plain(params: object, secret: readonly string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined || secret.includes(name)) continue;
+    out[name] = String(value);
+  }
+  return out;
+}
+
+/** The Secret that carries a Workflow's environment: `<workflow>-env`. */
+export function envSecretName(workflowName: string): string {
+  return `${workflowName}-env`;
+}
+
+export const clusterOperations: ClusterOperationTable = {
+  'deploy-service': (p, ctx) => {
+    const base = { ...plain(p, ['env_vars']), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) };
+    switch (p.action) {
+      case 'onboard':
+        return {
+          parameters: {
+            ...base,
+            host: serviceHost(p.team_name, p.component_name, ctx.domain),
+            image: imageRef(ctx.registry, p.team_name, p.component_name, p.git_tag),
+          },
+        };
+      case 'deploy':
+        return { parameters: { ...base, image: imageRef(ctx.registry, p.team_name, p.component_name, p.git_tag) } };
+      case 'update-config':
+        return {
+          parameters: { ...base, env_secret: envSecretName(ctx.workflowName), env_keys: p.env_vars.map((v) => v.key).join(',') },
+          env: Object.fromEntries(p.env_vars.map((v) => [v.key, v.value])),
+        };
+    }
+  },
+  'create-tenant': (p, ctx) => ({ parameters: { ...plain(p), tenant_uid: ctx.tenantUid } }),
+  'delete-tenant': (p, ctx) => ({ parameters: { ...plain(p), tenant_uid: ctx.tenantUid } }),
+  'provision-database': (p, ctx) => ({
+    parameters: { ...plain(p), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) },
+  }),
+  'retire-service': (p, ctx) => ({
+    parameters: { ...plain(p), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) },
+  }),
+  'rollback-service': (p, ctx) => ({
+    parameters: {
+      ...plain(p),
+      tenant_uid: ctx.tenantUid,
+      application: applicationName(p.team_name, p.component_name),
+      image: imageRef(ctx.registry, p.team_name, p.component_name, p.target_tag),
+    },
+  }),
+  'preview-deploy': (p, ctx) => {
+    const preview = previewName(p.component_name, p.image_tag);
+    return {
+      parameters: {
+        ...plain(p),
+        tenant_uid: ctx.tenantUid,
+        application: applicationName(p.team_name, p.component_name),
+        preview_name: preview,
+        preview_application: applicationName(p.team_name, preview),
+        host: serviceHost(p.team_name, preview, ctx.domain),
+        image: imageRef(ctx.registry, p.team_name, p.component_name, p.image_tag),
+      },
+    };
+  },
+  'preview-delete': (p, ctx) => {
+    const preview = previewName(p.component_name, p.image_tag);
+    return {
+      parameters: { ...plain(p), tenant_uid: ctx.tenantUid, preview_name: preview, preview_application: applicationName(p.team_name, preview) },
+    };
+  },
+};

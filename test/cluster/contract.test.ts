@@ -1,0 +1,34 @@
+/**
+ * The SPEC contract suite (test/contract/suite.ts) on PDS_BACKEND=kubernetes: a started pds whose platform is the
+ * kubernetes backend under pds's ServiceAccount on the test API server (test/cluster/platform.ts: the Argo Workflows
+ * stand-in runs the WorkflowTemplates' steps, Argo CD applies the GitOps repository, a kubelet serves logs), records
+ * in PostgreSQL, repositories from the GitHub App (the wire-format GitHub fixture).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { silentLogger } from '../../core/logger.js';
+import { describeContract, REPO, TAGS } from '../contract/suite.js';
+import { startGitHubFixture } from '../fixtures/github-api.js';
+import { startTestServer } from '../helpers/server.js';
+import { startClusterHarness } from './platform.js';
+
+describeContract('kubernetes', async () => {
+  const harness = await startClusterHarness({ [REPO]: TAGS });
+  const github = await startGitHubFixture();
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  github.setApp('4242', publicKey.export({ type: 'spki', format: 'pem' }).toString());
+  github.addInstallation(11, REPO.split('/')[0]!, [{ fullName: REPO, files: { Dockerfile: 'FROM node:20-alpine\n' } }]);
+  const platform = await harness.platform({
+    log: silentLogger,
+    githubApp: { appId: '4242', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), slug: 'pds-platform', apiUrl: github.url },
+  });
+  const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds' }, { platform });
+  return {
+    pds,
+    workflowSeconds: 90,
+    async stop() {
+      await pds.stop();
+      await github.close();
+      await harness.stop();
+    },
+  };
+});

@@ -1,0 +1,258 @@
+/**
+ * One contract, two backends (issue 10 "One contract suite, run against both backends"): every SPEC.md endpoint and
+ * every MCP tool, through a started pds, in the order of the SPEC's onboarding sequence — create tenant, grant and
+ * sync the repository, onboard, workflow succeeds, status Synced/Healthy, logs, resources, deploy, rollback,
+ * update-config, database, preview, retire, delete tenant. `test/contract/sandbox.test.ts` runs it on the sandbox,
+ * `test/cluster/contract.test.ts` on PDS_BACKEND=kubernetes against the real API server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATION_IDS, OPERATIONS } from '../../core/operations/index.js';
+import { CLIENTS, connectHttp, type TestClient } from '../helpers/mcp-clients.js';
+import { registerRepository, type TestServer } from '../helpers/server.js';
+
+/** A started pds on one backend, with a tenant name and a repository it can build (tags 0.1.0, 0.1.1). */
+export interface ContractTarget {
+  pds: TestServer;
+  /** Seconds a workflow may take here. */
+  workflowSeconds: number;
+  stop(): Promise<void>;
+}
+
+export const TEAM = 'nova';
+export const REPO = 'nova/web';
+export const TAGS = ['0.1.0', '0.1.1'];
+const ADMIN = 'root';
+
+async function poll<T>(what: string, seconds: number, probe: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function describeContract(backend: 'sandbox' | 'kubernetes', start: () => Promise<ContractTarget>): void {
+  let t: ContractTarget;
+  let pds: TestServer;
+  let mcp: TestClient;
+  const workflows: string[] = [];
+  /** Tools the suite has called, through MCP or through their REST route. */
+  const covered = new Set<string>();
+  /** Every tool `tools/list` offers (toolsets=all). */
+  const listed: string[] = [];
+
+  /** Execute as `user`, confirming when asked; wait until the workflow settles; return the workflow body. */
+  async function run(user: string, operation: string, params: Record<string, string>): Promise<any> {
+    covered.add((OPERATIONS as Record<string, { tool: string }>)[operation]!.tool);
+    let res = await pds.api(user, 'POST', `/api/v1/operations/${operation}/execute`, params);
+    if (res.status === 400 && res.headers.get('pds-confirm')) {
+      res = await pds.api(user, 'POST', `/api/v1/operations/${operation}/execute`, { ...params, confirm: res.headers.get('pds-confirm') });
+    }
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ operation, status: 'submitted', workflowName: expect.stringMatching(new RegExp(`^${operation}-`)) });
+    workflows.push(res.body.workflowName);
+    return poll(`${res.body.workflowName} to settle`, t.workflowSeconds, async () => {
+      const w = await pds.api(user, 'GET', `/api/v1/workflows/${res.body.workflowName}`);
+      expect(w.status).toBe(200);
+      return w.body.audit.status !== 'submitted' && w.body;
+    });
+  }
+  const succeeded = (w: any) => expect(w.audit.status, `${w.workflow}: ${w.note}`).toBe('succeeded');
+
+  describe.sequential(`the SPEC contract on the ${backend} backend`, () => {
+    beforeAll(async () => {
+      t = await start();
+      pds = t.pds;
+      mcp = await connectHttp(CLIENTS.at(-1)!, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token('alice')}` });
+    }, 180_000);
+    afterAll(async () => {
+      await mcp?.close();
+      await t?.stop();
+    });
+
+    it('health: /healthz and /readyz without a token; /api/v1 needs one', async () => {
+      expect(await pds.api(undefined, 'GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+      expect((await pds.api(undefined, 'GET', '/readyz')).status).toBe(200);
+      expect((await pds.api(undefined, 'GET', '/api/v1/services')).status).toBe(401);
+    });
+
+    it('operations: eight definitions, one by name, 404 for another', async () => {
+      const list = await pds.api('alice', 'GET', '/api/v1/operations');
+      expect(list.body.count).toBe(8);
+      expect(list.body.items.map((o: any) => o.name).sort()).toEqual([...OPERATION_IDS].sort());
+      expect((await pds.api('alice', 'GET', '/api/v1/operations/deploy-service')).body).toMatchObject({ name: 'deploy-service', workflowTemplate: 'deploy-service' });
+      expect((await pds.api('alice', 'GET', '/api/v1/operations/nope')).status).toBe(404);
+    });
+
+    it('create-tenant: the workflow succeeds and the tenant reads back', async () => {
+      succeeded(
+        await run(ADMIN, 'create-tenant', { team_name: TEAM, display_name: 'Nova', description: 'Payments', contact_email: 'nova@example.com', admins: 'alice', viewers: 'dave', cpu: '2', memory: '4Gi', pods: '10' }),
+      );
+      const tenants = await poll('the tenant listed', 30, async () => {
+        const r = await pds.api(ADMIN, 'GET', '/api/v1/tenants');
+        return r.body.items?.some((x: any) => x.name === TEAM) && r.body;
+      });
+      expect(tenants.items.find((x: any) => x.name === TEAM)).toMatchObject({ name: TEAM, displayName: 'Nova', description: 'Payments', contactEmail: 'nova@example.com' });
+      expect((await pds.api('alice', 'GET', '/api/v1/tenants')).status).toBe(403);
+      const detail = await pds.api('alice', 'GET', `/api/v1/tenants/${TEAM}`);
+      expect(detail.body.tenant).toEqual({
+        name: TEAM,
+        displayName: 'Nova',
+        quotas: { cpu: '2', memory: '4Gi', pods: '10' },
+        members: expect.arrayContaining([{ userId: 'alice', role: 'admin' }, { userId: 'dave', role: 'viewer' }]),
+      });
+      expect(detail.body.services).toEqual([]);
+      expect((await pds.api('mallory', 'GET', `/api/v1/tenants/${TEAM}`)).status).toBe(403);
+    });
+
+    it('repositories: grant access, sync, list', async () => {
+      await registerRepository(pds, 'alice', TEAM, REPO);
+      const repos = await pds.api('alice', 'GET', `/api/v1/repos?team=${TEAM}`);
+      expect(repos.status).toBe(200);
+      expect(repos.body.items.map((r: any) => r.fullName)).toEqual([REPO]);
+    });
+
+    it('onboarding: the workflow succeeds, the service is Synced/Healthy on its host, logs and resources read back', async () => {
+      succeeded(await run('alice', 'deploy-service', { action: 'onboard', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: '0.1.0', port: '8080', service_template: 'default' }));
+      const service = { team: TEAM, name: 'web', imageTag: '0.1.0', host: `${TEAM}-web.apps.test`, port: '8080', componentType: 'base-service', hasDatabase: false };
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body).toEqual(service);
+      expect((await pds.api('alice', 'GET', `/api/v1/services?team=${TEAM}`)).body).toEqual({ items: [service], count: 1 });
+      const status = await poll('Synced/Healthy', 30, async () => {
+        const s = await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`);
+        return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy' && s.body;
+      });
+      expect(status).toEqual({
+        argocd: { name: `${TEAM}-web`, syncStatus: 'Synced', healthStatus: 'Healthy', message: expect.any(String) },
+        service: { team: TEAM, name: 'web', imageTag: '0.1.0', host: `${TEAM}-web.apps.test` },
+      });
+      expect((await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/nope`))).toMatchObject({ status: 404, body: { error: `GitOps application not found: ${TEAM}-nope` } });
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/nope`)).status).toBe(404);
+
+      const logs = await poll('log lines', 30, async () => {
+        const l = await pds.api('alice', 'GET', `/api/v1/logs/${TEAM}/web?lines=50&since=1h`);
+        expect(l.status).toBe(200);
+        return l.body.count > 0 && l.body;
+      });
+      expect(logs).toMatchObject({ team: TEAM, app: 'web', count: logs.lines.length, note: expect.any(String) });
+      expect(logs.lines[0]).toEqual({ timestamp: expect.any(String), line: expect.any(String), labels: expect.any(Object) });
+      expect((await pds.api('alice', 'GET', `/api/v1/logs/${TEAM}/nope`)).status).toBe(404);
+
+      const resources = await pds.api('alice', 'GET', `/api/v1/resources/${TEAM}`);
+      expect(resources.body).toEqual({ tenant: TEAM, allocated: { cpu: '2', memory: '4Gi', pods: '10' }, used: { cpu: expect.any(String), memory: expect.any(String), pods: expect.any(String) }, note: expect.any(String) });
+      expect((await pds.api(ADMIN, 'GET', '/api/v1/resources/nope')).status).toBe(404);
+    });
+
+    it('deploy, rollback and update-config', async () => {
+      succeeded(await run('alice', 'deploy-service', { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: '0.1.1' }));
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe('0.1.1');
+      succeeded(await run('alice', 'rollback-service', { team_name: TEAM, component_name: 'web', target_tag: '0.1.0' }));
+      expect((await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body.service.imageTag).toBe('0.1.0');
+      const config = await run('alice', 'deploy-service', { action: 'update-config', team_name: TEAM, component_name: 'web', env_vars: 'API_KEY=s3cr3t' });
+      succeeded(config);
+      expect(config.audit.parameters.env_vars).toBe('API_KEY=***');
+      expect(JSON.stringify(config)).not.toContain('s3cr3t');
+    });
+
+    it('a viewer may read but not execute; a stranger may do neither', async () => {
+      expect((await pds.api('dave', 'GET', `/api/v1/services/${TEAM}/web`)).status).toBe(200);
+      expect((await pds.api('dave', 'POST', '/api/v1/operations/rollback-service/execute', { team_name: TEAM, component_name: 'web', target_tag: '0.1.1' })).status).toBe(403);
+      expect((await pds.api('mallory', 'GET', `/api/v1/status/${TEAM}/web`)).status).toBe(403);
+    });
+
+    it('provision-database, preview-deploy and preview-delete', async () => {
+      succeeded(await run('alice', 'provision-database', { team_name: TEAM, component_name: 'web' }));
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.hasDatabase).toBe(true);
+      succeeded(await run('alice', 'preview-deploy', { team_name: TEAM, component_name: 'web', image_tag: '0.1.1', ttl_hours: '1' }));
+      const preview = await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web-preview-0-1-1`);
+      expect(preview.body).toMatchObject({ name: 'web-preview-0-1-1', imageTag: '0.1.1', host: `${TEAM}-web-preview-0-1-1.apps.test`, componentType: 'preview' });
+      succeeded(await run('alice', 'preview-delete', { team_name: TEAM, component_name: 'web', image_tag: '0.1.1' }));
+      await poll('the preview gone', 30, async () => (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web-preview-0-1-1`)).status === 404);
+    });
+
+    it('workflows and audit: one workflow by name, the trail newest first without message', async () => {
+      const last = workflows.at(-1)!;
+      const w = await pds.api('alice', 'GET', `/api/v1/workflows/${last}`);
+      expect(Object.keys(w.body)).toEqual(expect.arrayContaining(['audit', 'note', 'workflow', 'steps', 'settled']));
+      expect(w.body).toMatchObject({ workflow: last, settled: true });
+      expect(w.body.audit).toMatchObject({ workflowName: last, status: 'succeeded', userId: 'alice', operation: 'preview-delete' });
+      expect((await pds.api('mallory', 'GET', `/api/v1/workflows/${last}`)).status).toBe(404);
+      const audit = await pds.api('alice', 'GET', '/api/v1/audit');
+      expect(audit.body.count).toBe(audit.body.items.length);
+      expect(audit.body.items.slice(0, 3).map((e: any) => e.workflowName)).toEqual(workflows.slice(-3).reverse());
+      for (const e of audit.body.items) expect(e).not.toHaveProperty('message');
+      // The workflow history of the service, newest first, with the same visibility rule.
+      const history = await pds.api('alice', 'GET', `/api/v1/workflows?team=${TEAM}&service=web&limit=3`);
+      expect(history.status).toBe(200);
+      expect(history.body.items.map((x: any) => x.name)).toEqual(workflows.slice(-3).reverse());
+      expect(history.body.items[0]).toMatchObject({ operation: 'preview-delete', userId: 'alice', parameters: { team_name: TEAM, component_name: 'web' } });
+      expect((await pds.api('alice', 'GET', `/api/v1/workflows?team=${TEAM}&operation=create-tenant`)).body.items).toHaveLength(1);
+      expect((await pds.api('mallory', 'GET', '/api/v1/workflows')).body.items).toEqual([]);
+    });
+
+    it('MCP: every operation is a tool, and the read tools answer as REST does', async () => {
+      const { tools } = await mcp.listTools();
+      const names = tools.map((x) => x.name);
+      for (const op of Object.values(OPERATIONS)) expect(names).toContain(op.tool);
+      const call = async (name: string, args: Record<string, unknown>) => {
+        covered.add(name);
+        const r = await mcp.callTool({ name, arguments: args });
+        expect(r.isError, `${name}: ${JSON.stringify(r.content)}`).toBeFalsy();
+        return r.structuredContent;
+      };
+      expect(await call('platform_get_status', { team: TEAM, app: 'web' })).toMatchObject({ argocd: { name: `${TEAM}-web`, syncStatus: 'Synced' } });
+      expect(await call('platform_list_services', { team: TEAM })).toMatchObject({ count: 1 });
+      expect(await call('platform_get_service', { team: TEAM, app: 'web' })).toMatchObject({ name: 'web', hasDatabase: true });
+      expect(await call('platform_get_logs', { team: TEAM, app: 'web', lines: 5, since: '1h' })).toMatchObject({ team: TEAM, app: 'web' });
+      expect(await call('platform_get_resources', { tenant: TEAM })).toMatchObject({ tenant: TEAM });
+      expect(await call('platform_get_tenant', { name: TEAM })).toMatchObject({ tenant: { name: TEAM } });
+      expect(await call('platform_list_repos', { team: TEAM })).toMatchObject({ items: [{ fullName: REPO }] });
+      expect(await call('platform_list_audit', {})).toMatchObject({ count: expect.any(Number) });
+      expect(await call('platform_get_workflow', { name: workflows[0]! })).toMatchObject({ workflow: workflows[0] });
+      expect(await call('platform_list_workflows', { team: TEAM, limit: 2 })).toMatchObject({ count: 2 });
+      expect(await call('platform_list_operations', {})).toMatchObject({ count: 8 });
+      expect(await call('platform_get_operation', { name: 'rollback-service' })).toMatchObject({ name: 'rollback-service' });
+      const rolled = await call('platform_rollback_service', { team_name: TEAM, component_name: 'web', target_tag: '0.1.1' });
+      expect(rolled).toMatchObject({ operation: 'rollback-service', status: 'submitted' });
+      workflows.push(rolled.workflowName);
+      await poll('the MCP rollback', t.workflowSeconds, async () => (await pds.api('alice', 'GET', `/api/v1/workflows/${rolled.workflowName}`)).body.audit.status === 'succeeded');
+      expect((await call('platform_get_service', { team: TEAM, app: 'web' })).imageTag).toBe('0.1.1');
+
+      // The generic operation tool, the diagnosis, repositories and scaffolding.
+      const generic = await call('platform_execute_operation', { name: 'rollback-service', parameters: { team_name: TEAM, component_name: 'web', target_tag: '0.1.0' } });
+      expect(generic).toMatchObject({ operation: 'rollback-service', status: 'submitted' });
+      workflows.push(generic.workflowName);
+      await poll('the generic rollback', t.workflowSeconds, async () => (await pds.api('alice', 'GET', `/api/v1/workflows/${generic.workflowName}`)).body.audit.status === 'succeeded');
+      expect(await call('platform_diagnose_service', { team: TEAM, app: 'web' })).toMatchObject({});
+      expect(await call('platform_grant_repo_access', { team_name: TEAM, repo: REPO })).toMatchObject({ team: TEAM, repo: REPO, url: expect.stringContaining('/installations/new') });
+      expect(await call('platform_sync_repos', { team: TEAM })).toMatchObject({ items: [{ fullName: REPO }] });
+      expect((await call('platform_list_templates', {})).items.length).toBeGreaterThan(0);
+      const scaffold = await call('platform_scaffold_repository', {
+        team_name: TEAM,
+        component_name: 'web',
+        files: ['package.json', 'server.js'],
+        file_contents: { 'package.json': '{"name":"web","scripts":{"start":"node server.js"}}' },
+      });
+      expect(JSON.stringify(scaffold)).toContain('Dockerfile');
+      // Platform-admin only: a member is refused, as over REST.
+      covered.add('platform_list_tenants');
+      expect((await mcp.callTool({ name: 'platform_list_tenants', arguments: {} })).isError).toBe(true);
+      listed.push(...names);
+    });
+
+    it('retire-service and delete-tenant (confirmed) remove what was made', async () => {
+      succeeded(await run('alice', 'retire-service', { team_name: TEAM, component_name: 'web' }));
+      await poll('the service gone', 30, async () => (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).status === 404);
+      expect((await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).status).toBe(404);
+      succeeded(await run(ADMIN, 'delete-tenant', { team_name: TEAM }));
+      await poll('the tenant gone', 60, async () => (await pds.api(ADMIN, 'GET', `/api/v1/tenants/${TEAM}`)).status === 404);
+      expect((await pds.api(ADMIN, 'GET', `/api/v1/resources/${TEAM}`)).status).toBe(404);
+    });
+
+    it('called every tool pds offers (a new tool needs its line in this suite)', () => {
+      expect(listed.length).toBeGreaterThan(20);
+      expect(listed.filter((n) => !covered.has(n))).toEqual([]);
+    });
+  });
+}

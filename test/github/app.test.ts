@@ -1,0 +1,103 @@
+/**
+ * The GitHub App code host (adapters/github/app.ts) against the wire-format GitHub fixture: app JWT → installation
+ * token → installation repositories, registrations in the record store per tenant identity.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { githubAppCodeHost, readPrivateKey } from '../../adapters/github/app.js';
+import { openRecordStore, type RecordStore } from '../../adapters/sql/index.js';
+import type { CodeHost } from '../../core/ports.js';
+import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const PRIVATE_PEM = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+const PUBLIC_PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+
+let github: GitHubFixture;
+let dir: string;
+let store: RecordStore;
+let tenants: Record<string, string>;
+let host: CodeHost;
+
+const make = (key = PRIVATE_PEM, appId = '4242') =>
+  githubAppCodeHost({
+    appId,
+    privateKey: key,
+    slug: 'pds-platform',
+    baseUrl: github.url,
+    tenantRef: async (team) => (tenants[team] ? { name: team, uid: tenants[team]! } : undefined),
+    repositories: store.repositories,
+  });
+
+beforeAll(async () => {
+  github = await startGitHubFixture();
+  github.setApp('4242', PUBLIC_PEM);
+  github.addInstallation(7, 'alice', [{ fullName: 'alice/tools', private: false }]);
+  github.addInstallation(8, 'acme', [
+    { fullName: 'acme/web', files: { Dockerfile: 'FROM node:20\n', 'package.json': '{"name":"web"}', 'src/index.js': '' } },
+    { fullName: 'acme/secret-plans' },
+  ]);
+  dir = mkdtempSync(path.join(tmpdir(), 'pds-github-app-'));
+  store = await openRecordStore({ dataDir: dir });
+});
+afterAll(async () => {
+  await store.close();
+  await github.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  tenants = { acme: crypto.randomUUID() };
+  host = make();
+});
+
+describe('the GitHub App code host', () => {
+  it('grants access by the app installation page and records what the team asked for', async () => {
+    const { url } = await host.grantAccessUrl('acme', 'acme/web');
+    expect(url).toBe('https://github.com/apps/pds-platform/installations/new?state=acme%3Aacme%2Fweb');
+    await expect(host.grantAccessUrl('acme', 'not a repo')).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    await expect(host.grantAccessUrl('ghost', 'acme/web')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('syncs through the app JWT and installation tokens: the user\'s own installation whole, an organization only for what was asked', async () => {
+    github.appRequests.length = 0;
+    await host.grantAccessUrl('acme', 'acme/web');
+    const { repositories, added } = await host.syncRepositories('acme', 'alice');
+    expect(added).toEqual(['acme/web', 'alice/tools']);
+    expect(repositories.map((r) => [r.fullName, r.installationId, r.private])).toEqual([
+      ['acme/web', 8, true],
+      ['alice/tools', 7, false],
+    ]);
+    expect(github.appRequests).toEqual(
+      expect.arrayContaining(['GET /app/installations', 'POST /app/installations/7/access_tokens', 'POST /app/installations/8/access_tokens', 'GET /installation/repositories']),
+    );
+    // Idempotent, and per tenant identity: a tenant re-created under the name starts empty.
+    expect((await host.syncRepositories('acme', 'alice')).added).toEqual([]);
+    expect(await host.listRepositories('acme')).toHaveLength(2);
+    tenants.acme = crypto.randomUUID();
+    expect(await host.listRepositories('acme')).toEqual([]);
+  });
+
+  it('reads a repository tree and the files asked for through its installation', async () => {
+    const tree = await host.readTree('acme/web', { read: ['Dockerfile', 'missing.txt'] });
+    expect(tree.paths.sort()).toEqual(['Dockerfile', 'package.json', 'src/index.js']);
+    expect(tree.files).toEqual({ Dockerfile: 'FROM node:20\n' });
+    await expect(host.readTree('acme/unknown')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('is refused by GitHub with another key or app id, and says so as an upstream error', async () => {
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    await expect(make(other).syncRepositories('acme', 'alice')).rejects.toMatchObject({ code: 'UPSTREAM' });
+    await expect(make(PRIVATE_PEM, '999').syncRepositories('acme', 'alice')).rejects.toMatchObject({ code: 'UPSTREAM' });
+  });
+
+  it('reads the private key from PDS_GITHUB_APP_PRIVATE_KEY (\\n escaped) or from the file', () => {
+    expect(readPrivateKey(PRIVATE_PEM.replace(/\n/g, '\\n'), undefined)).toBe(PRIVATE_PEM);
+    const file = path.join(dir, 'key.pem');
+    writeFileSync(file, PRIVATE_PEM);
+    expect(readPrivateKey(undefined, file)).toBe(PRIVATE_PEM);
+    expect(readPrivateKey(undefined, undefined)).toBeUndefined();
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * The cluster's operation table (each operation's Workflow arguments, deploy/README.md "Parameters") and the mapping of
+ * Argo Workflow status to pds's vocabulary (issue 10 "Operations").
+ */
+import { describe, expect, it } from 'vitest';
+import { auditStatusOf, messageOf, stepsOf } from '../../adapters/kubernetes/engine.js';
+import { clusterOperations } from '../../adapters/kubernetes/operations.js';
+import { parseTimestamped } from '../../adapters/kubernetes/pod-logs.js';
+import { assertImplementsEveryOperation, operationContract, type OperationId } from '../../core/operations/index.js';
+
+const ctx = { registry: 'registry.example.com/pds', domain: 'apps.example.com', tenantUid: 'uid-1', workflowName: 'deploy-service-x7k2p' };
+const args = (id: OperationId, input: Record<string, string>) =>
+  (clusterOperations[id] as (p: unknown, c: typeof ctx) => { parameters: Record<string, string>; env?: Record<string, string> })(operationContract(id).parameters.parse(input), ctx);
+
+describe('the cluster operation table', () => {
+  it('implements every operation', () => {
+    expect(() => assertImplementsEveryOperation('kubernetes', clusterOperations)).not.toThrow();
+    expect(() => assertImplementsEveryOperation('kubernetes', { ...clusterOperations, 'preview-delete': undefined })).toThrow(/does not implement preview-delete/);
+  });
+
+  it('derives application, host, image and tenant_uid once, from core/names', () => {
+    expect(args('deploy-service', { action: 'onboard', team_name: 'acme', component_name: 'web', git_tag: '0.1.0', dockerfile_repo: 'acme/web', port: '8080' }).parameters).toEqual({
+      action: 'onboard',
+      team_name: 'acme',
+      component_name: 'web',
+      git_tag: '0.1.0',
+      dockerfile_repo: 'acme/web',
+      port: '8080',
+      tenant_uid: 'uid-1',
+      application: 'acme-web',
+      host: 'acme-web.apps.example.com',
+      image: 'registry.example.com/pds/acme/web:0.1.0',
+    });
+    expect(args('rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' }).parameters.image).toBe('registry.example.com/pds/acme/web:0.1.0');
+    expect(args('preview-deploy', { team_name: 'acme', component_name: 'web', image_tag: '0.2.0', ttl_hours: '4' }).parameters).toMatchObject({
+      preview_name: 'web-preview-0-2-0',
+      preview_application: 'acme-web-preview-0-2-0',
+      host: 'acme-web-preview-0-2-0.apps.example.com',
+      application: 'acme-web',
+    });
+  });
+
+  it('keeps env_vars values out of the parameters: keys and the Secret name only', () => {
+    const a = args('deploy-service', { action: 'update-config', team_name: 'acme', component_name: 'web', env_vars: 'A=1\nB=two=2' });
+    expect(a.parameters).toEqual({ action: 'update-config', team_name: 'acme', component_name: 'web', tenant_uid: 'uid-1', application: 'acme-web', env_secret: 'deploy-service-x7k2p-env', env_keys: 'A,B' });
+    expect(a.env).toEqual({ A: '1', B: 'two=2' });
+  });
+});
+
+describe('Argo Workflow status in pds words', () => {
+  it('maps phases to the audit vocabulary', () => {
+    expect([undefined, '', 'Pending', 'Running', 'Succeeded', 'Failed', 'Error'].map(auditStatusOf)).toEqual(['submitted', 'submitted', 'submitted', 'submitted', 'succeeded', 'failed', 'failed']);
+  });
+
+  it('names the running step, the failed node, and lists Pod nodes as steps in start order', () => {
+    const nodes = {
+      root: { type: 'Steps', displayName: 'wf', phase: 'Running' },
+      a: { type: 'Pod', displayName: 'check-tenant', phase: 'Succeeded', startedAt: '2026-01-01T00:00:01Z' },
+      b: { type: 'Pod', displayName: 'build-image', phase: 'Running', startedAt: '2026-01-01T00:00:02Z' },
+      c: { type: 'Skipped', displayName: 'copy-environment', phase: 'Skipped', startedAt: '2026-01-01T00:00:02Z' },
+    };
+    const running = { status: { phase: 'Running', nodes } };
+    expect(messageOf(running)).toBe('running step build-image (1 step done)');
+    expect(stepsOf(running).map((s) => `${s.name}:${s.status}`)).toEqual(['check-tenant:succeeded', 'build-image:running', 'copy-environment:skipped']);
+    const failed = { status: { phase: 'Failed', message: 'child failed', nodes: { ...nodes, b: { ...nodes.b, phase: 'Failed', message: 'main: Error (exit code 1): no Dockerfile' } } } };
+    expect(messageOf(failed)).toBe('step build-image failed: main: Error (exit code 1): no Dockerfile');
+    expect(messageOf({ status: { phase: 'Error', message: 'workflowtemplates.argoproj.io "x" not found' } })).toBe('workflowtemplates.argoproj.io "x" not found');
+    expect(messageOf({})).toBe('submitted to Argo Workflows, waiting for the controller');
+  });
+
+  it('reads kubelet log timestamps (RFC 3339 with nanoseconds)', () => {
+    expect(parseTimestamped('2026-11-22T20:41:15.123456789Z hello world')).toEqual({ timestamp: '2026-11-22T20:41:15.123Z', line: 'hello world' });
+    expect(parseTimestamped('no timestamp here')).toBeUndefined();
+  });
+});
