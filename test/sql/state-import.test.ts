@@ -38,7 +38,10 @@ function redacted(parameters: Record<string, string>): Record<string, string> {
  */
 async function stateMadeByTheSandbox(): Promise<{ dir: string; state: LegacyState; running: string }> {
   const dir = await sandboxDir();
-  await cp(path.join(FIXTURE, 'state.json'), path.join(dir, 'state.json'));
+  // The fixture's single-use claim was live for an hour when it was made: move its expiry an hour from now.
+  const made = JSON.parse(await readFile(path.join(FIXTURE, 'state.json'), 'utf8')) as { once: Record<string, number> };
+  for (const key of Object.keys(made.once)) made.once[key] = Date.now() + 3_600_000;
+  await writeFile(path.join(dir, 'state.json'), JSON.stringify(made));
   await cp(path.join(FIXTURE, 'logs.jsonl'), path.join(dir, 'logs.jsonl'));
   const running = (await readFile(path.join(FIXTURE, 'running.txt'), 'utf8')).trim();
   const state = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as LegacyState;
