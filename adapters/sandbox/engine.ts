@@ -423,7 +423,7 @@ async function loadDraft(tx: Records, record: WorkflowRecord): Promise<{ draft: 
   if (record.tenant && record.service) {
     for (const holder of await tx.services.byApplicationName(applicationName(record.tenant, record.service))) {
       const key = serviceKey(holder.team, holder.name);
-      if (holder.team === record.tenant || key in loaded.draft.services) continue;
+      if (holder.team === record.tenant || Object.hasOwn(loaded.draft.services, key)) continue;
       loaded.draft.services[key] = holder;
       loaded.before.services[key] = structuredClone(holder);
     }
