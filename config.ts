@@ -78,6 +78,7 @@ const Env = z.object({
     .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS domain, e.g. "apps.example.com"')
     .default('apps.localhost'),
   PDS_SANDBOX_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
+  PDS_SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   PDS_TOKEN: z.string().optional(),
   PDS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   PDS_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -153,6 +154,8 @@ export interface Config {
   domain: string;
   /** Sandbox workflow step duration, milliseconds. */
   sandboxStepMs: number;
+  /** `PDS_SQLITE_BUSY_TIMEOUT_MS`: how long a SQLite write waits for another process's write lock before 503 (default 5,000). */
+  sqliteBusyTimeoutMs: number;
   /** Bearer token used by `pds mcp` (stdio). */
   token?: string;
   /** `PDS_LOG_LEVEL`: least severe level written (default `info`). */
@@ -241,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     githubAppSlug: e.PDS_GITHUB_APP_SLUG,
     domain: e.PDS_DOMAIN,
     sandboxStepMs: e.PDS_SANDBOX_STEP_MS,
+    sqliteBusyTimeoutMs: e.PDS_SQLITE_BUSY_TIMEOUT_MS,
     token: e.PDS_TOKEN,
     logLevel: e.PDS_LOG_LEVEL,
     metricsPort: e.PDS_METRICS_PORT,

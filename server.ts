@@ -102,8 +102,10 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
       log,
       shutdown,
       dataDir: config.dataDir,
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       domain: config.domain,
       stepMs: config.sandboxStepMs,
+      busyTimeoutMs: config.sqliteBusyTimeoutMs,
       githubAppSlug: config.githubAppSlug,
     });
   }

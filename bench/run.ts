@@ -13,9 +13,10 @@
  * `REDIS_URL` (default: start a redis-server), `BENCH_PROFILE=1` (pds writes a V8 CPU profile to bench/profiles/),
  * `BENCH_ONLY=mcp,pat` (run bare Koa and the scenarios whose names contain one of these; targets then partly unchecked).
  *
- * Then the record-store scenario (`store.ts`; `BENCH_ONLY=store` runs it alone, see there for its variables), and
- * the kubernetes-backend scenario (`kubernetes.ts`; `BENCH_ONLY=kubernetes` runs it alone, building the envtest
- * binaries first if needed; the full run skips it, saying so, when they are not built).
+ * Then the record-store scenario (`store.ts`; `BENCH_ONLY=store` runs it alone, see there for its variables), the
+ * records scenario through HTTP (`records-http.ts`; `BENCH_ONLY=records` runs it alone), and the kubernetes-backend
+ * scenario (`kubernetes.ts`; `BENCH_ONLY=kubernetes` runs it alone, building the envtest binaries first if needed; the
+ * full run skips it, saying so, when they are not built).
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -32,6 +33,7 @@ import { startGitHubFixture } from '../test/fixtures/github-api.js';
 import { startDexFixture } from '../test/fixtures/dex.js';
 import { freePort } from '../test/fixtures/redis-server.js';
 import { forkEntry } from './child.js';
+import { recordsHttpBenchmark } from './records-http.js';
 import { storeBenchmark } from './store.js';
 import { envtestAvailable, kubernetesBenchmark } from './kubernetes.js';
 import { ensureEnvtestBinaries } from '../test/fixtures/kube-apiserver.js';
@@ -143,12 +145,12 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
  */
 export async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1, BENCH_ONLY, BENCH_STORE_*, BENCH_K8S_*)');
+    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1, BENCH_ONLY, BENCH_STORE_*, BENCH_RECORDS_*, BENCH_K8S_*)');
     return 0;
   }
   const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim().toLowerCase());
   let ok = true;
-  const scenarios = ['store', 'kubernetes'];
+  const scenarios = ['store', 'records', 'kubernetes'];
   if (!only || only.some((o) => !scenarios.includes(o))) {
     const http = await httpBenchmark(only?.filter((o) => !scenarios.includes(o)));
     console.log(http.report);
@@ -158,6 +160,11 @@ export async function main(argv: string[]): Promise<number> {
     const store = await storeBenchmark((line) => process.stderr.write(`${line}\n`));
     console.log(`\n${store.report}`);
     ok &&= store.ok;
+  }
+  if (!only || only.includes('records')) {
+    const records = await recordsHttpBenchmark((line) => process.stderr.write(`${line}\n`));
+    console.log(`\n${records.report}`);
+    ok &&= records.ok;
   }
   if (!only || only.includes('kubernetes')) {
     if (only) await ensureEnvtestBinaries((line) => process.stderr.write(`${line}\n`));

@@ -21,9 +21,9 @@ import { startPostgres } from '../test/fixtures/postgres.js';
 import { forkEntry } from './child.js';
 import type { ProbeResult } from './store-probe.js';
 
-const TENANTS = 200;
+export const TENANTS = 200;
 /** Rows per seeding statement. */
-const SEED_CHUNK = 50_000;
+export const SEED_CHUNK = 50_000;
 const USERS = 500;
 const STEPS = JSON.stringify(
   ['validate', 'clone', 'build', 'push', 'gitops', 'sync', 'rollout', 'health'].map((name) => ({
@@ -61,7 +61,7 @@ function isoOf(engine: Engine) {
     : sql`strftime('%Y-%m-%dT%H:%M:%fZ', 1762000000 + i, 'unixepoch')`;
 }
 
-async function seedTenants(store: RecordStore): Promise<void> {
+export async function seedTenants(store: RecordStore): Promise<void> {
   await store.transaction(async (tx) => {
     for (let k = 0; k < TENANTS; k++) {
       await tx.tenants.create({
@@ -79,7 +79,7 @@ async function seedTenants(store: RecordStore): Promise<void> {
 }
 
 /** Audit entries `from..to` and workflows `from..wfTo` (finished), generated in the database. */
-async function seed(store: RecordStore, from: number, to: number, wfFrom: number, wfTo: number): Promise<void> {
+export async function seed(store: RecordStore, from: number, to: number, wfFrom: number, wfTo: number): Promise<void> {
   const engine = store.engine;
   const parameters = sql`'{"action":"deploy","team_name":"t' || (i % ${sql.lit(TENANTS)}) || '","component_name":"svc' || (i % 5) || '","git_tag":"0.' || (i % 97) || '.' || (i % 89) || '","dockerfile_repo":"org/svc' || (i % 5) || '"}'`;
   await sql`

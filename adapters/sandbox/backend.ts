@@ -5,9 +5,8 @@
 import { NotFound } from '../../core/errors.js';
 import type { LogLine, ResourceUsage, Service, Status, Tenant } from '../../core/model.js';
 import type { PlatformBackend } from '../../core/ports.js';
-import type { LogJournal } from './journal.js';
-import { own, serviceKey, toService, toTenant, type ServiceRecord } from './state.js';
-import type { StateStore } from './store.js';
+import type { RecordStore } from '../sql/index.js';
+import { toService, toTenant } from './state.js';
 
 /**
  * Nominal requests the sandbox counts per running thing, in millicores, MiB and pods. A real cluster reports what
@@ -19,48 +18,40 @@ export const NOMINAL_REQUESTS = {
 } as const;
 
 export interface BackendOptions {
-  store: StateStore;
-  journal: LogJournal;
+  store: RecordStore;
   now: () => Date;
 }
 
-/** Create the read side of the sandbox. */
-export function sandboxBackend({ store, journal, now }: BackendOptions): PlatformBackend {
-  const services = (): ServiceRecord[] => Object.values(store.state.services);
-
+/** Create the read side over the record store. */
+export function sandboxBackend({ store, now }: BackendOptions): PlatformBackend {
   return {
     async listTenants(): Promise<Tenant[]> {
-      return Object.values(store.state.tenants)
-        .map(toTenant)
-        .sort((a, b) => compare(a.name, b.name));
+      return (await store.tenants.list()).map(toTenant).sort((a, b) => compare(a.name, b.name));
     },
 
     async getTenant(name) {
-      const tenant = own(store.state.tenants, name);
+      const tenant = await store.tenants.get(name);
       return tenant && toTenant(tenant);
     },
 
     /** The live tenant's name and the uid minted when it was created, or `undefined`. */
     async getTenantRef(name) {
-      const tenant = own(store.state.tenants, name);
+      const tenant = await store.tenants.get(name);
       return tenant && { name: tenant.name, uid: tenant.uid };
     },
 
     async listServices(team?: string): Promise<Service[]> {
-      return services()
-        .filter((s) => team === undefined || s.team === team)
-        .map(toService)
-        .sort((a, b) => compare(a.team, b.team) || compare(a.name, b.name));
+      return (await store.services.list(team)).map(toService).sort((a, b) => compare(a.team, b.team) || compare(a.name, b.name));
     },
 
     async getService(team, app) {
-      const service = store.state.services[serviceKey(team, app)];
+      const service = await store.services.get(team, app);
       return service && toService(service);
     },
 
     /** @throws NotFound `GitOps application not found: <team>-<app>`. */
     async status(team, app): Promise<Status> {
-      const service = store.state.services[serviceKey(team, app)];
+      const service = await store.services.get(team, app);
       if (!service) throw new NotFound(`GitOps application not found: ${team}-${app}`);
       return {
         argocd: {
@@ -79,31 +70,27 @@ export function sandboxBackend({ store, journal, now }: BackendOptions): Platfor
      * @throws NotFound `service not found: <team>/<app>` (saying whether the tenant or the service is missing).
      */
     async logs(team, app, { lines, sinceSeconds }) {
-      if (!own(store.state.tenants, team)) throw new NotFound(`service not found: ${team}/${app} (tenant ${team} does not exist)`);
-      const service = store.state.services[serviceKey(team, app)];
+      if (!(await store.tenants.get(team))) throw new NotFound(`service not found: ${team}/${app} (tenant ${team} does not exist)`);
+      const service = await store.services.get(team, app);
       if (!service) throw new NotFound(`service not found: ${team}/${app}`);
       const from = new Date(now().getTime() - sinceSeconds * 1000).toISOString();
-      const earliest = service.createdAt > from ? service.createdAt : from;
-      const inWindow = journal.read(team, app).filter((l) => l.timestamp >= earliest);
-      const limit = Math.max(0, Math.floor(lines));
-      const shown = limit === 0 ? [] : inWindow.slice(-limit);
-      const hidden = inWindow.length - shown.length;
-      const result: LogLine[] = shown.map((l) => ({ timestamp: l.timestamp, line: l.line, labels: { ...l.labels } }));
+      const since = service.createdAt > from ? service.createdAt : from;
+      const read = await store.logs.read(team, app, { since, limit: lines });
+      const result: LogLine[] = read.lines.map((l) => ({ timestamp: l.timestamp, line: l.line, labels: { ...l.labels } }));
       const what = `${plural(result.length, 'line')} from the last ${duration(sinceSeconds)} of the sandbox's workflow and deployment events for ${team}/${app}`;
-      return { lines: result, note: hidden > 0 ? `${what}; ${plural(hidden, 'older line')} not shown` : what };
+      return { lines: result, note: read.hidden > 0 ? `${what}; ${plural(read.hidden, 'older line')} not shown` : what };
     },
 
     /** @throws NotFound `tenant not found: <tenant>`. */
     async resources(tenant): Promise<ResourceUsage> {
-      const record = own(store.state.tenants, tenant);
+      const record = await store.tenants.get(tenant);
       if (!record) throw new NotFound(`tenant not found: ${tenant}`);
       let cpuMilli = 0;
       let memoryMi = 0;
       let pods = 0;
       let counted = 0;
       let databases = 0;
-      for (const service of services()) {
-        if (service.team !== tenant) continue;
+      for (const service of await store.services.list(tenant)) {
         counted++;
         cpuMilli += NOMINAL_REQUESTS.service.cpuMilli;
         memoryMi += NOMINAL_REQUESTS.service.memoryMi;

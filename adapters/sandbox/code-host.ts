@@ -6,75 +6,61 @@
 import { InvalidParams, NotFound } from '../../core/errors.js';
 import { RepoFullName, type Repository } from '../../core/model.js';
 import type { CodeHost } from '../../core/ports.js';
-import { own } from './state.js';
-import type { StateStore } from './store.js';
+import type { RecordStore } from '../sql/index.js';
 
 export interface CodeHostOptions {
-  store: StateStore;
+  store: RecordStore;
   /** GitHub App slug for the install URL (`PDS_GITHUB_APP_SLUG`). */
   githubAppSlug: string;
   now: () => Date;
 }
 
-/** First installation id handed out; ids only need to be unique within one data directory. */
-const FIRST_INSTALLATION_ID = 1000;
-
 /** Create the sandbox code host. */
 export function sandboxCodeHost({ store, githubAppSlug, now }: CodeHostOptions): CodeHost {
-  function requireTenant(team: string): void {
-    if (!own(store.state.tenants, team)) throw new NotFound(`tenant not found: ${team}`);
+  /** The live tenant's uid: registrations and installations belong to it, not to its name (issue 7 item 4). */
+  async function tenantUid(team: string): Promise<string> {
+    const tenant = await store.tenants.get(team);
+    if (!tenant) throw new NotFound(`tenant not found: ${team}`);
+    return tenant.uid;
   }
-
-  const registered = (team: string): Repository[] =>
-    (own(store.state.repositories, team) ?? []).map((r) => ({ ...r })).sort((a, b) => (a.fullName < b.fullName ? -1 : 1));
 
   return {
     /** @throws NotFound `tenant not found: <team>`. */
     async listRepositories(team) {
-      requireTenant(team);
-      return registered(team);
+      return store.repositories.list(await tenantUid(team));
     },
 
     /**
      * Register every repository the team was granted (through `grantAccessUrl`) and is not registered yet. `user` is
-     * not consulted: the sandbox has no GitHub users, the installation belongs to the team that asked for it.
+     * not consulted: the sandbox has no GitHub users, the installation belongs to the tenant that asked for it — the
+     * live tenant, so a tenant re-created under a deleted one's name inherits none of its installations.
      * @throws NotFound `tenant not found: <team>`.
      */
     async syncRepositories(team, _user) {
-      requireTenant(team);
-      const added = await store.mutate((draft) => {
-        const list = own(draft.repositories, team) ?? (draft.repositories[team] = []);
-        const names: string[] = [];
-        for (const installation of draft.installations) {
-          if (installation.team !== team || list.some((r) => r.fullName === installation.repo)) continue;
-          list.push({
-            fullName: installation.repo,
-            defaultBranch: 'main',
-            private: true,
-            url: `https://github.com/${installation.repo}`,
-            installationId: installation.id,
-          });
-          names.push(installation.repo);
-        }
-        return names.sort();
+      const uid = await tenantUid(team);
+      const added = await store.transaction(async (tx) => {
+        const repositories: Repository[] = (await tx.repositories.installations(uid)).map((installation) => ({
+          fullName: installation.repo,
+          defaultBranch: 'main',
+          private: true,
+          url: `https://github.com/${installation.repo}`,
+          installationId: installation.id,
+        }));
+        return tx.repositories.register(uid, team, repositories);
       });
-      return { repositories: registered(team), added };
+      return { repositories: await store.repositories.list(uid), added };
     },
 
     /**
      * `https://github.com/apps/<slug>/installations/new?state=<team>:<owner>/<repo>`; also records the sandbox
-     * installation (once per team and repository).
+     * installation (once per tenant and repository).
      * @throws InvalidParams when `repo` is not `<owner>/<repo>`; NotFound `tenant not found: <team>`.
      */
     async grantAccessUrl(team, repo) {
       const parsed = RepoFullName.safeParse(repo);
       if (!parsed.success) throw new InvalidParams(`repo: ${parsed.error.issues[0]?.message ?? 'must be "<owner>/<repo>"'}`);
-      requireTenant(team);
-      await store.mutate((draft) => {
-        if (draft.installations.some((i) => i.team === team && i.repo === repo)) return;
-        const id = Math.max(FIRST_INSTALLATION_ID - 1, ...draft.installations.map((i) => i.id)) + 1;
-        draft.installations.push({ id, team, repo, createdAt: now().toISOString() });
-      });
+      const uid = await tenantUid(team);
+      await store.repositories.addInstallation({ tenantUid: uid, team, repo, createdAt: now().toISOString() });
       const state = encodeURIComponent(`${team}:${repo}`);
       return { url: `https://github.com/apps/${encodeURIComponent(githubAppSlug)}/installations/new?state=${state}` };
     },

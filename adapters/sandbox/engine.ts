@@ -1,31 +1,45 @@
 /**
- * The sandbox's {@link WorkflowEngine}: runs each submitted operation's steps (`operations.ts`) in the background, one
- * every `stepMs` milliseconds, and records progress in the durable state after every step.
+ * The sandbox's {@link WorkflowEngine} on the record store (`adapters/sql/`): runs each submitted operation's steps
+ * (`operations.ts`) in the background, one every `stepMs` milliseconds, in any pds process on the same database.
  *
- * - A step's changes, the workflow's progress and, on the last step or a failure, the workflow's phase and its audit
- *   entry's status are committed in one atomic state write; so after a crash the audit entry never disagrees with the
- *   workflow, and a workflow that was running is resumed from its next step when the sandbox starts again.
+ * - **Submission.** The workflow, its typed arguments and its audit entry are recorded in one transaction: a refused
+ *   write leaves neither (issue 7 item 12).
+ * - **Who runs a step.** A process runs a workflow's steps only while it holds the workflow's lease
+ *   (`WorkflowStore.claim`); the record store's queue lets a workflow start only when the earlier work on its service
+ *   (or tenant) has finished, so operations on one service take effect in submission order (issue 7 item 6). A process
+ *   that dies stops renewing; once its lease expires (at once when it was a process on this host that no longer
+ *   runs), another process, or the restarted one, continues from the next step.
+ * - **One step, once.** A step runs in one transaction: it locks the workflow (`hold`), loads the draft of its tenant,
+ *   runs, writes back the draft, its log lines and the workflow's progress (`advance`) or outcome (`settle`, which
+ *   settles the audit entry too). It commits entirely or not at all, and only while the lease is still ours.
  * - A step that throws fails the workflow with the error's message (SPEC "Workflow/audit status": submitted →
- *   succeeded | failed); the service it was rolling out is marked `Degraded` with that message.
- * - Each step writes log lines to the journal: a line naming the step, the step's own lines, deployment events.
+ *   succeeded | failed); the service it was rolling out is marked `Degraded` with that message. A step that could not
+ *   commit because the database was unavailable is retried; nothing of it was recorded.
  */
-import { Conflict, isPlatformError, Unavailable, Upstream } from '../../core/errors.js';
+import { hostname } from 'node:os';
+import { isPlatformError, Unavailable, Upstream } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import type { WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
-import { appendEntry, visibleRecord } from './audit.js';
-import type { JournalLine, LogJournal } from './journal.js';
-import { workflowTemplateName } from '../../core/names.js';
+import { applicationName, workflowTemplateName } from '../../core/names.js';
 import type { OperationId } from '../../core/operations/index.js';
+import type { WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
+import { LeaseLost, leaseOwnerId, type LogRecord, type RecordStore, type Records, type StepProgress } from '../sql/index.js';
+import { isDatabaseError } from '../sql/errors.js';
+import { loadTenantDraft, saveTenantDraft, type TenantDraft } from '../sql/tenant-records.js';
 import { planOperation } from './operations.js';
 import type { OperationEnv, Plan, StepContext } from './plan.js';
-import { own, serviceKey, type SandboxState, type WorkflowRecord } from './state.js';
-import { StateWriteError, type StateStore } from './store.js';
+import { serviceKey, type SandboxState, type WorkflowRecord } from './state.js';
 
 export interface EngineOptions {
-  store: StateStore;
-  journal: LogJournal;
+  store: RecordStore;
   /** Delay before each step, milliseconds (`PDS_SANDBOX_STEP_MS`); 0 runs steps back to back. */
   stepMs: number;
+  /**
+   * How long a lease lasts without renewal, milliseconds: how long a workflow of a process that died (on another host)
+   * waits before another process continues it. Default: 15 s, and at least 4 × `stepMs`.
+   */
+  leaseMs?: number;
+  /** How often the database is asked for work other processes submitted or freed, milliseconds (default `stepMs`, 25–500). */
+  pollMs?: number;
   now: () => Date;
   env: OperationEnv;
   /** Called after every committed step, e.g. so the preview reaper can re-arm its timer. */
@@ -33,213 +47,332 @@ export interface EngineOptions {
   log: Logger;
 }
 
-/** The in-process workflow engine of the sandbox. Call {@link resumeAll} once after construction. */
+/** How often the leases of dead processes on this host are looked for while running, milliseconds. */
+const RELEASE_CHECK_MS = 2_000;
+
+/** How long a step waits before it is retried when the database could not commit it, milliseconds. */
+const RETRY_MS = 1_000;
+
+/** The sandbox's workflow engine. Call {@link start} once after construction. */
 export class SandboxWorkflowEngine implements WorkflowEngine {
+  /** This process's id as a lease holder. */
+  readonly owner = leaseOwnerId();
   private readonly listeners: Array<(run: WorkflowRun) => void> = [];
   private readonly changeListeners = new Set<(run: WorkflowRun) => void>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Workflows this process holds the lease of, with the timer of their next step. */
+  private readonly held = new Map<string, NodeJS.Timeout | undefined>();
   private readonly inflight = new Set<Promise<void>>();
+  private poller: NodeJS.Timeout | undefined;
+  private claiming: Promise<void> | undefined;
+  private claimAgain = false;
+  private lastReleaseCheck = 0;
+  /** What onChange listeners were last told of each unfinished workflow (`phase:nextStep`), to notice other processes' steps. */
+  private readonly told = new Map<string, string>();
   private closed = false;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
 
-  constructor(private readonly options: EngineOptions) {}
+  constructor(private readonly options: EngineOptions) {
+    this.leaseMs = options.leaseMs ?? Math.max(15_000, 4 * options.stepMs);
+    this.pollMs = options.pollMs ?? Math.min(500, Math.max(25, options.stepMs));
+  }
 
   /**
-   * Record the workflow (phase `submitted`, every step pending) and its audit entry in one durable write and start it
-   * in the background. The workflow and the entry belong to `submission.tenantUid`, else the live tenant named
-   * `team_name` (none for a create-tenant of a new name: it gets the tenant it creates when it settles).
-   * @throws Conflict when a workflow or audit entry of that name exists; Unavailable when the sandbox is closing;
-   *   Upstream when the state could not be written (then neither the workflow nor its entry is recorded, and nothing
-   *   runs).
+   * Free the leases of processes on this host that no longer run (killed), then take work: every unfinished workflow
+   * whose queue lets it run, from its next step; afterwards poll for work every `pollMs`.
+   */
+  async start(): Promise<void> {
+    await this.releaseGone();
+    this.poll();
+  }
+
+  /** Free the leases of processes on this host that no longer run. */
+  private async releaseGone(): Promise<void> {
+    const host = hostname();
+    this.lastReleaseCheck = Date.now();
+    await this.options.store.workflows.releaseGone((owner) => {
+      const [ownerHost, pid] = owner.split(':');
+      return ownerHost === host && owner !== this.owner && !isRunning(Number(pid));
+    });
+  }
+
+  /**
+   * Record the workflow (phase `submitted`, every step pending), its typed arguments and its audit entry in one
+   * transaction, then run it in the background. The workflow and the entry belong to `submission.tenantUid`, else the
+   * live tenant named `team_name` (none for a create-tenant of a new name: it gets the tenant it creates when it
+   * settles).
+   * @throws Conflict when a workflow or audit entry of that name exists; Unavailable when the sandbox is closing or the
+   *   record store cannot be written (then neither the workflow nor its entry is recorded, and nothing runs).
    */
   async submit(submission: WorkflowSubmission): Promise<void> {
     if (this.closed) throw new Unavailable('the sandbox is shutting down; submit again once it is back');
-    const { store, env, now } = this.options;
-    const plan = planOperation(submission, { state: store.latest, env });
-    try {
-      await store.mutate((draft) => {
-        if (Object.hasOwn(draft.workflows, submission.name)) throw new Conflict(`workflow ${submission.name} already exists`);
-        const tenantUid = submission.tenantUid ?? own(draft.tenants, submission.recorded.team_name ?? '')?.uid;
-        appendEntry(draft, { ...submission.audit, workflowName: submission.name }, tenantUid);
-        draft.workflows[submission.name] = {
-          name: submission.name,
-          operation: submission.operation,
-          workflowTemplate: workflowTemplateName(submission.operation),
-          parameters: { ...submission.recorded },
-          arguments: structuredClone(submission.parameters),
-          userId: submission.userId,
-          ...(tenantUid !== undefined ? { tenantUid } : {}),
-          phase: 'submitted',
-          message: `queued; step 1/${plan.steps.length}: ${plan.steps[0]?.name ?? ''}`,
-          startedAt: now().toISOString(),
-          steps: plan.steps.map((step) => ({ name: step.name, status: 'pending' as const })),
-          nextStep: 0,
-        };
+    const { store, env, now, stepMs } = this.options;
+    const team = submission.recorded.team_name ?? '';
+    const { draft } = await loadTenantDraft(store, team);
+    const plan = planOperation(submission, { state: asState(draft), env });
+    const at = now();
+    await store.transaction(async (tx) => {
+      await tx.workflows.create({
+        name: submission.name,
+        operation: submission.operation,
+        workflowTemplate: workflowTemplateName(submission.operation),
+        parameters: { ...submission.recorded },
+        userId: submission.userId,
+        steps: plan.steps.map((step) => step.name),
+        message: `queued; step 1/${plan.steps.length}: ${plan.steps[0]?.name ?? ''}`,
+        startedAt: at.toISOString(),
+        dueAt: Date.now() + stepMs,
+        arguments: submission.parameters,
+        ...(submission.tenantUid !== undefined ? { tenantUid: submission.tenantUid } : {}),
       });
-    } catch (err) {
-      if (!(err instanceof StateWriteError)) throw err;
-      await store
-        .mutate((draft) => {
-          delete draft.workflows[submission.name];
-          draft.audit = draft.audit.filter((e) => e.workflowName !== submission.name);
-        })
-        .catch(() => undefined);
-      throw new Upstream('the sandbox could not record the workflow on disk; nothing was submitted', { cause: err });
-    }
-    const recorded = own(store.latest.workflows, submission.name);
-    if (recorded) this.changed(toRun(recorded));
-    this.schedule(submission.name);
+      await tx.audit.append({ ...submission.audit, workflowName: submission.name }, submission.tenantUid !== undefined ? { tenantUid: submission.tenantUid } : {});
+    });
+    const recorded = await store.workflows.get(submission.name).catch(() => undefined);
+    if (recorded) this.changed(toRun(recorded), recorded.nextStep);
+    this.wake(stepMs);
   }
 
   /** The workflow, or `undefined` when no workflow of that name was submitted. */
   async get(name: string): Promise<WorkflowRun | undefined> {
-    const record = own(this.options.store.state.workflows, name);
+    const record = await this.options.store.workflows.get(name);
     return record && toRun(record);
   }
 
   /** Workflows newest first (submission order), those `query.visible` allows and the filters select, at most `query.limit`. */
   async list(query: WorkflowQuery): Promise<WorkflowRun[]> {
-    const limit = Math.max(0, Math.floor(query.limit));
-    const records = Object.values(this.options.store.state.workflows);
-    const result: WorkflowRun[] = [];
-    for (let i = records.length - 1; i >= 0 && result.length < limit; i--) {
-      const record = records[i]!;
-      if (query.service !== undefined && record.parameters.component_name !== query.service) continue;
-      if (query.operation !== undefined && record.operation !== query.operation) continue;
-      if (!visibleRecord(query.visible, { tenant: record.parameters.team_name, tenantUid: record.tenantUid, userId: record.userId }, query.tenant)) continue;
-      result.push(toRun(record));
-    }
-    return result;
+    return (await this.options.store.workflows.query(query)).map(toRun);
   }
 
-  /** `listener` is called once for each workflow that settles from now on (including resumed ones). */
+  /** `listener` is called once for each workflow this process settles from now on (including ones it took over). */
   onSettled(listener: (run: WorkflowRun) => void): void {
     this.listeners.push(listener);
   }
 
-  /** `listener` is called after every recorded submission, step and settlement; the result unregisters it. */
+  /** `listener` is called after every submission, step and settlement this process records; the result unregisters it. */
   onChange(listener: (run: WorkflowRun) => void): () => void {
     this.changeListeners.add(listener);
     return () => void this.changeListeners.delete(listener);
   }
 
-  /** Schedule every workflow left `submitted` by a previous process; each continues from its next step. */
-  resumeAll(): void {
-    for (const record of Object.values(this.options.store.state.workflows)) {
-      if (record.phase === 'submitted') this.schedule(record.name);
+  /**
+   * Stop taking work, wait for the step in progress to commit, and give back every lease, so another process continues
+   * those workflows at once.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.poller) clearTimeout(this.poller);
+    for (const timer of this.held.values()) if (timer) clearTimeout(timer);
+    await Promise.all([...this.inflight]);
+    await this.claiming;
+    if (this.held.size > 0) {
+      this.held.clear();
+      await this.options.store.workflows.release(this.owner).catch((err: unknown) => this.options.log.warn({ err }, 'sandbox: could not give back workflow leases'));
     }
   }
 
-  /** Stop scheduling steps and wait for the step in progress, if any, to commit. */
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    await Promise.all([...this.inflight]);
+  /** Claim again after `delayMs` (sooner if already due). */
+  private wake(delayMs: number): void {
+    if (this.closed) return;
+    setTimeout(() => void this.claim(), Math.max(0, delayMs)).unref?.();
   }
 
-  private schedule(name: string): void {
+  private poll(): void {
     if (this.closed) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const step = this.advance(name)
-        .catch((err: unknown) => this.options.log.error({ err, workflow: name }, 'sandbox: unexpected error running a workflow step'))
-        .finally(() => this.inflight.delete(step));
-      this.inflight.add(step);
-    }, this.options.stepMs);
-    this.timers.add(timer);
+    this.poller = setTimeout(() => {
+      const gone = Date.now() - this.lastReleaseCheck >= RELEASE_CHECK_MS ? this.releaseGone().catch(() => undefined) : Promise.resolve();
+      void gone
+        .then(() => this.claim())
+        .then(() => this.watchOthers())
+        .finally(() => this.poll());
+    }, this.pollMs);
   }
 
   /**
-   * Run the next step of `name` and commit it, or fail the workflow; then schedule the next step or notify. The step's
-   * log lines are made readable in the same turn as its state change, so a settled workflow's lines are all there.
+   * While anyone listens to onChange: tell them of the steps and settlements other processes recorded since the last
+   * poll (the unfinished workflows, and those that were unfinished last time), as this process tells of its own.
    */
-  private async advance(name: string): Promise<void> {
-    if (this.closed) return;
-    const { store, journal, env, now } = this.options;
-    const record = own(store.latest.workflows, name);
-    if (!record || record.phase !== 'submitted') return;
-
-    if (record.arguments === undefined) {
-      await this.failUnresumable(name);
-      return;
-    }
-    const plan = planOperation(
-      { operation: record.operation as OperationId, parameters: record.arguments, userId: record.userId },
-      { state: store.latest, env },
-    );
-    const index = record.nextStep;
-    const at = now();
-    const header = this.line(plan, record, index, at, `step ${index + 1}/${record.steps.length}: ${record.steps[index]?.name ?? '?'}`);
-    let appended: Promise<void> = Promise.resolve();
-
+  private async watchOthers(): Promise<void> {
+    if (this.closed || this.changeListeners.size === 0) return;
     try {
-      if (plan.steps.length !== record.steps.length) {
-        throw new Upstream(
-          `the sandbox's plan for ${record.operation} changed since this workflow was submitted (pds was upgraded); submit it again`,
-        );
+      const unfinished = await this.options.store.workflows.unfinished();
+      const now = new Set(unfinished.map((r) => r.name));
+      const finished = await Promise.all([...this.told.keys()].filter((n) => !now.has(n)).map((n) => this.options.store.workflows.get(n)));
+      for (const record of [...unfinished, ...finished]) {
+        if (!record) continue;
+        const before = this.told.get(record.name);
+        if (before === undefined && record.phase === 'submitted') this.told.set(record.name, `${record.phase}:${record.nextStep}`);
+        else if (before !== undefined && before !== `${record.phase}:${record.nextStep}`) this.changed(toRun(record), record.nextStep);
       }
-      await store.mutate((draft) => {
-        const run = own(draft.workflows, name);
-        if (!run || run.phase !== 'submitted' || run.nextStep !== index) return;
-        const lines: JournalLine[] = [header];
-        const ctx = this.context(draft, run, plan, index, at, lines);
-        plan.steps[index]!.run(ctx);
-        run.steps[index] = { ...run.steps[index]!, status: 'succeeded', startedAt: at.toISOString(), finishedAt: at.toISOString() };
-        run.nextStep = index + 1;
-        if (run.nextStep === plan.steps.length) {
-          const message = plan.done(ctx);
-          settle(draft, run, 'succeeded', message, at);
-          lines.push(this.line(plan, run, index, at, `workflow ${name} succeeded: ${message}`));
-        } else {
-          run.message = `step ${run.nextStep + 1}/${plan.steps.length}: ${plan.steps[run.nextStep]!.name}`;
-        }
-        appended = journal.append(lines); // last: nothing after it may throw
-      });
     } catch (err) {
-      if (err instanceof StateWriteError) {
-        // The step is committed in memory; the next successful write persists it. Keep going.
-        this.options.log.warn({ err, workflow: name }, 'sandbox: a workflow step is committed in memory but not yet on disk; the next write retries');
-      } else {
-        const message = failureMessage(err, record.steps[index]?.name ?? '?');
-        await store
-          .mutate((draft) => {
-            const run = own(draft.workflows, name);
-            if (!run || run.phase !== 'submitted') return;
-            if (run.steps[index]) run.steps[index] = { ...run.steps[index]!, status: 'failed', startedAt: at.toISOString(), finishedAt: at.toISOString() };
-            settle(draft, run, 'failed', message, at);
-            markDegraded(draft, plan, name, message);
-            appended = journal.append([header, this.line(plan, run, index, at, `workflow ${name} failed: ${message}`)]);
-          })
-          .catch((writeErr: unknown) => this.options.log.error({ err: writeErr, workflow: name }, 'sandbox: could not record a workflow failure'));
+      this.options.log.warn({ err }, 'sandbox: could not read workflow progress for onChange listeners; retrying');
+    }
+  }
+
+  /** Lease every runnable, due workflow the store hands out and schedule its next step. One claim at a time. */
+  private claim(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.claiming) {
+      this.claimAgain = true;
+      return this.claiming;
+    }
+    this.claiming = (async () => {
+      do {
+        this.claimAgain = false;
+        const claimed = await this.options.store.workflows
+          .claim({ owner: this.owner, now: Date.now(), leaseMs: this.leaseMs, limit: 20 })
+          .catch((err: unknown) => {
+            this.options.log.warn({ err }, 'sandbox: could not claim workflows; retrying');
+            return [];
+          });
+        for (const record of claimed) {
+          if (this.closed) break;
+          if (!this.held.has(record.name)) this.schedule(record.name, record.nextStep, 0);
+        }
+      } while (this.claimAgain && !this.closed);
+    })().finally(() => (this.claiming = undefined));
+    return this.claiming;
+  }
+
+  private schedule(name: string, step: number, delayMs: number): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.held.set(name, undefined);
+      const running = this.advance(name, step)
+        .catch((err: unknown) => this.options.log.error({ err, workflow: name }, 'sandbox: unexpected error running a workflow step'))
+        .finally(() => this.inflight.delete(running));
+      this.inflight.add(running);
+    }, delayMs);
+    this.held.set(name, timer);
+  }
+
+  /**
+   * Run step `index` of `name` and commit it with the workflow's progress, or fail the workflow; then schedule the
+   * next step, or notify and look for the next workflow of its queue.
+   */
+  private async advance(name: string, index: number): Promise<void> {
+    if (this.closed) return;
+    const { store } = this.options;
+    let record: WorkflowRecord;
+    try {
+      record = await store.transaction(async (tx) => this.runStep(tx, await tx.workflows.hold(name, this.owner, index), index));
+    } catch (err) {
+      if (this.dropped(name, index, err)) return;
+      try {
+        // The step failed: its changes rolled back; record the failure in a transaction of its own.
+        record = await store.transaction((tx) => this.failStep(tx, name, index, err));
+      } catch (failErr) {
+        if (!this.dropped(name, index, failErr)) {
+          this.options.log.error({ err: failErr, workflow: name }, 'sandbox: could not record a workflow failure; retrying');
+          this.schedule(name, index, RETRY_MS);
+        }
+        return;
       }
     }
 
     this.options.afterCommit?.();
-    await appended.catch((err: unknown) => this.options.log.error({ err, workflow: name }, 'sandbox: could not append log lines'));
-
-    const after = own(store.latest.workflows, name);
-    if (after) this.changed(toRun(after));
-    if (after && after.phase !== 'submitted') this.notify(toRun(after));
-    else this.schedule(name);
+    const run = toRun(record);
+    this.changed(run, record.nextStep);
+    if (record.phase === 'submitted') {
+      this.schedule(name, record.nextStep, Math.max(0, record.dueAt - Date.now()));
+    } else {
+      this.held.delete(name);
+      this.notify(run);
+      this.wake(0); // the next workflow of its queue may run now
+    }
   }
 
   /**
-   * A workflow left running by a pds that did not keep its typed arguments (written before they were recorded apart
-   * from the redacted parameters) cannot be resumed faithfully: fail it, saying so, rather than guess.
+   * Whether `err` ended this process's part in the workflow, or was the database's (then the step is retried while the
+   * lease holds). @returns false when `err` is the step's own failure.
    */
-  private async failUnresumable(name: string): Promise<void> {
-    const at = this.options.now();
-    await this.options.store.mutate((draft) => {
-      const run = draft.workflows[name];
-      if (!run || run.phase !== 'submitted') return;
-      settle(draft, run, 'failed', 'this workflow was submitted by an older pds and cannot be resumed; submit it again', at);
-    });
-    const after = own(this.options.store.latest.workflows, name);
-    if (after) this.changed(toRun(after));
-    if (after) this.notify(toRun(after));
+  private dropped(name: string, index: number, err: unknown): boolean {
+    if (err instanceof LeaseLost) {
+      this.held.delete(name); // another process took it over, or it settled
+      return true;
+    }
+    if ((isPlatformError(err) && err.code === 'UNAVAILABLE') || isDatabaseError(err)) {
+      // Nothing of the step was recorded; try again.
+      this.options.log.warn({ err, workflow: name }, 'sandbox: a workflow step could not be recorded; retrying');
+      this.schedule(name, index, RETRY_MS);
+      return true;
+    }
+    return false;
   }
 
-  private changed(run: WorkflowRun): void {
+  /** Run the step inside `tx`; record the draft, the lines and the progress or success. @returns the workflow after. */
+  private async runStep(tx: Records, record: WorkflowRecord, index: number): Promise<WorkflowRecord> {
+    const { env, now, stepMs } = this.options;
+    const args = await tx.workflows.arguments(record.name);
+    const at = now();
+    if (args === undefined) {
+      // A workflow left running by a pds that did not keep its typed arguments apart from the redacted parameters (an
+      // imported state.json of an older pds) cannot be resumed faithfully: fail it, saying so, rather than guess.
+      const message = 'this workflow was submitted by an older pds and cannot be resumed; submit it again';
+      await tx.workflows.settle(record.name, { phase: 'failed', message, finishedAt: at.toISOString() }, this.owner);
+      return { ...record, phase: 'failed', message, finishedAt: at.toISOString() };
+    }
+    const { draft, before } = await loadDraft(tx, record);
+    const state = asState(draft);
+    const plan = planOperation({ operation: record.operation as OperationId, parameters: args, userId: record.userId }, { state, env });
+    if (plan.steps.length !== record.steps.length) {
+      throw new Upstream(`the sandbox's plan for ${record.operation} changed since this workflow was submitted (pds was upgraded); submit it again`);
+    }
+    const lines: LogRecord[] = [this.line(plan, record, index, at, `step ${index + 1}/${record.steps.length}: ${record.steps[index]?.name ?? '?'}`)];
+    const ctx = this.context(state, record, plan, index, at, lines);
+    plan.steps[index]!.run(ctx);
+    const steps: StepProgress[] = record.steps.map((s) => ({ ...s }));
+    steps[index] = { ...steps[index]!, status: 'succeeded', startedAt: at.toISOString(), finishedAt: at.toISOString() };
+    const nextStep = index + 1;
+    if (nextStep === plan.steps.length) {
+      const message = plan.done(ctx);
+      lines.push(this.line(plan, record, index, at, `workflow ${record.name} succeeded: ${message}`));
+      const stored = await saveTenantDraft(tx, plan.team || record.tenant, before, draft);
+      await tx.logs.append(lines);
+      const finishedAt = at.toISOString();
+      await tx.workflows.settle(record.name, { phase: 'succeeded', message, finishedAt, steps, nextStep, ...(stored ? { tenantUid: stored.uid } : {}) }, this.owner);
+      return { ...record, steps, nextStep, phase: 'succeeded', message, finishedAt, ...(stored && !record.tenantUid ? { tenantUid: stored.uid } : {}) };
+    }
+    await saveTenantDraft(tx, plan.team || record.tenant, before, draft);
+    await tx.logs.append(lines);
+    const message = `step ${nextStep + 1}/${plan.steps.length}: ${plan.steps[nextStep]!.name}`;
+    // Due times and leases are on the real clock (timers are real; `now` may be a test's clock for timestamps).
+    const dueAt = Date.now() + stepMs;
+    await tx.workflows.advance(record.name, this.owner, { steps, nextStep, message, dueAt, leaseUntil: Date.now() + this.leaseMs });
+    return { ...record, steps, nextStep, message, dueAt };
+  }
+
+  /** Fail the workflow at step `index` (its changes were rolled back) and mark the service it was rolling out Degraded. */
+  private async failStep(tx: Records, name: string, index: number, err: unknown): Promise<WorkflowRecord> {
+    const at = this.options.now();
+    const record = await tx.workflows.hold(name, this.owner, index);
+    const message = failureMessage(err, record.steps[index]?.name ?? '?');
+    const steps: StepProgress[] = record.steps.map((s) => ({ ...s }));
+    if (steps[index]) steps[index] = { ...steps[index]!, status: 'failed', startedAt: at.toISOString(), finishedAt: at.toISOString() };
+    const team = record.tenant;
+    const app = record.service;
+    const lines: LogRecord[] = [];
+    const label = { source: 'workflow', workflow: name, step: record.steps[index]?.name ?? '' };
+    lines.push({ team, app, timestamp: at.toISOString(), line: `step ${index + 1}/${record.steps.length}: ${record.steps[index]?.name ?? '?'}`, labels: label });
+    lines.push({ team, app, timestamp: at.toISOString(), line: `workflow ${name} failed: ${message}`, labels: label });
+    if (app) {
+      const service = await tx.services.get(team, app);
+      if (service && service.activeWorkflow === name) {
+        service.syncStatus = 'OutOfSync';
+        service.healthStatus = 'Degraded';
+        service.message = message;
+        delete service.activeWorkflow;
+        await tx.services.put(service);
+      }
+    }
+    if (team) await tx.logs.append(lines);
+    const finishedAt = at.toISOString();
+    await tx.workflows.settle(name, { phase: 'failed', message, finishedAt, steps }, this.owner);
+    return { ...record, steps, phase: 'failed', message, finishedAt };
+  }
+
+  private changed(run: WorkflowRun, nextStep = run.steps.findIndex((s) => s.status === 'pending' || s.status === 'running')): void {
+    if (run.phase === 'submitted') this.told.set(run.name, `${run.phase}:${nextStep}`);
+    else this.told.delete(run.name);
     for (const listener of this.changeListeners) {
       try {
         listener(structuredClone(run));
@@ -259,19 +392,18 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     }
   }
 
-  private context(draft: SandboxState, run: WorkflowRecord, plan: Plan, index: number, at: Date, sink: JournalLine[]): StepContext {
+  private context(state: SandboxState, run: WorkflowRecord, plan: Plan, index: number, at: Date, sink: LogRecord[]): StepContext {
     return {
-      state: draft,
+      state,
       run,
       now: at,
       env: this.options.env,
       log: (line) => sink.push(this.line(plan, run, index, at, line)),
-      event: (team, app, pod, line) =>
-        sink.push({ team, app, timestamp: at.toISOString(), line, labels: { source: 'deployment', pod } }),
+      event: (team, app, pod, line) => sink.push({ team, app, timestamp: at.toISOString(), line, labels: { source: 'deployment', pod } }),
     };
   }
 
-  private line(plan: Plan, run: WorkflowRecord, index: number, at: Date, line: string): JournalLine {
+  private line(plan: Plan, run: WorkflowRecord, index: number, at: Date, line: string): LogRecord {
     return {
       team: plan.team,
       app: plan.app,
@@ -283,37 +415,35 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
 }
 
 /**
- * Settle the workflow and, in the same draft, its audit entry (if it was appended already). A workflow that had no
- * tenant (create-tenant) belongs to the live tenant of its `team_name` from now on, and so does its entry.
+ * The draft of the workflow's tenant, plus (read-only) the services of other tenants whose Application name collides
+ * with the workflow's service, for `requireFreeName`.
  */
-export function settle(draft: SandboxState, run: WorkflowRecord, phase: 'succeeded' | 'failed', message: string, at: Date): void {
-  run.phase = phase;
-  run.message = message;
-  run.finishedAt = at.toISOString();
-  // The typed arguments may hold secret values (env_vars); a settled workflow needs them no more.
-  delete run.arguments;
-  const tenantUid = run.tenantUid ?? own(draft.tenants, run.parameters.team_name ?? '')?.uid;
-  if (tenantUid !== undefined) run.tenantUid = tenantUid;
-  for (let i = draft.audit.length - 1; i >= 0; i--) {
-    const entry = draft.audit[i]!;
-    if (entry.workflowName === run.name) {
-      entry.status = phase;
-      entry.message = message;
-      if (entry.tenantUid === undefined && tenantUid !== undefined) entry.tenantUid = tenantUid;
-      break;
+async function loadDraft(tx: Records, record: WorkflowRecord): Promise<{ draft: TenantDraft; before: TenantDraft }> {
+  const loaded = await loadTenantDraft(tx, record.tenant);
+  if (record.tenant && record.service) {
+    for (const holder of await tx.services.byApplicationName(applicationName(record.tenant, record.service))) {
+      const key = serviceKey(holder.team, holder.name);
+      if (holder.team === record.tenant || Object.hasOwn(loaded.draft.services, key)) continue;
+      loaded.draft.services[key] = holder;
+      loaded.before.services[key] = structuredClone(holder);
     }
   }
+  return loaded;
 }
 
-/** A failed rollout leaves its service Degraded with the failure message, unless another workflow took it over. */
-function markDegraded(draft: SandboxState, plan: Plan, workflow: string, message: string): void {
-  if (!plan.app) return;
-  const service = draft.services[serviceKey(plan.team, plan.app)];
-  if (!service || service.activeWorkflow !== workflow) return;
-  service.syncStatus = 'OutOfSync';
-  service.healthStatus = 'Degraded';
-  service.message = message;
-  delete service.activeWorkflow;
+/** The draft as the steps see it (a tenant a step creates carries the uid the step made). */
+function asState(draft: TenantDraft): SandboxState {
+  return draft as SandboxState;
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function failureMessage(err: unknown, step: string): string {

@@ -1,43 +1,40 @@
 /**
  * The embedded sandbox backend (DESIGN "Ports": the default family, no outside service needed). Every port of
- * {@link Platform} over one durable state in `dataDir`:
+ * {@link Platform} over the record store (`adapters/sql/`): SQLite at `<dataDir>/pds.db` by default, PostgreSQL when
+ * `databaseUrl` is given (then several pds processes share the records and the work).
  *
  * | file | what |
  * |---|---|
- * | `state.ts` | the persisted document (zod) |
- * | `store.ts` | atomic, serialized writes; directory lock |
- * | `journal.ts` | log lines (`logs.jsonl`, bounded per service) |
+ * | `state.ts` | what a step sees: the draft of one tenant and its services |
  * | `operations.ts` | the operation table: one plan factory per operation id (`plan.ts` types; `tenant-`, `service-`, `preview-operations.ts`, `steps.ts`) |
- * | `engine.ts` | the workflow engine: runs steps, settles workflows and audit entries, resumes after restart |
+ * | `engine.ts` | the workflow engine: leases, runs steps, settles workflows and audit entries, continues after a restart |
  * | `previews.ts` | preview expiry |
  * | `backend.ts` | tenants, services, status, logs, resources |
- * | `audit.ts`, `code-host.ts`, `once.ts`, `oauth.ts` | the other ports |
+ * | `code-host.ts` | repositories and installations |
  *
- * Files in `dataDir`: `state.json`, `logs.jsonl`, `lock` (and, for a moment during a readiness check, `ready-probe`).
+ * The audit trail, single-use claims and OAuth records are the record store's own (`SqlAuditStore`, `SqlOnceStore`,
+ * `SqlOAuthStore`). Files in `dataDir`: `pds-records.json` (which records the directory belongs with: item 13); SQLite:
+ * `pds.db` with its `-wal` and `-shm`; after an upgrade, `state.json.imported` and `logs.jsonl.imported`.
  */
-import path from 'node:path';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
-import { sandboxOperations } from './operations.js';
 import type { Platform } from '../../core/ports.js';
-import { sandboxAuditStore } from './audit.js';
+import { checkDataDirectory, claimDataDirectory, importLogJournal, importStateFile, openRecordStore, type RecordStore } from '../sql/index.js';
 import { sandboxBackend } from './backend.js';
 import { sandboxCodeHost } from './code-host.js';
 import { SandboxWorkflowEngine } from './engine.js';
-import { LogJournal } from './journal.js';
-import { dropExpiredClaims, sandboxOnceStore } from './once.js';
-import { dropExpiredOAuthRecords, sandboxOAuthStore } from './oauth.js';
+import { sandboxOperations } from './operations.js';
 import { PreviewReaper } from './previews.js';
-import { serviceKey } from './state.js';
-import { StateStore } from './store.js';
 
 export { sandboxOperations } from './operations.js';
 export { DEFAULT_QUOTAS } from './tenant-operations.js';
 export { NOMINAL_REQUESTS } from './backend.js';
 
 export interface SandboxOptions {
-  /** Directory holding the state (`PDS_DATA_DIR`); created when missing. One process at a time. */
+  /** Directory of `pds.db` (`PDS_DATA_DIR`); created when missing. */
   dataDir: string;
+  /** `PDS_DATABASE_URL`: a `postgres://` URL keeps the records in PostgreSQL instead of `<dataDir>/pds.db`. */
+  databaseUrl?: string;
   /** Service hosts are `<team>-<service>.<domain>` (`PDS_DOMAIN`). */
   domain: string;
   /** Delay before each workflow step, milliseconds (`PDS_SANDBOX_STEP_MS`). */
@@ -50,6 +47,13 @@ export interface SandboxOptions {
   hourMs?: number;
   /** Newest log lines kept per service (default 5,000). */
   maxLogLinesPerService?: number;
+  /**
+   * How long a workflow lease lasts without renewal, milliseconds: how soon another process continues the workflows
+   * of a pds that died on another host (default 15,000). A process of this host that no longer runs is noticed at once.
+   */
+  leaseMs?: number;
+  /** SQLite: how long a write waits for another connection's lock, milliseconds (default 5,000). */
+  busyTimeoutMs?: number;
   /** Where the sandbox reports failures it handles itself (default: nowhere). */
   log?: Logger;
   /**
@@ -61,75 +65,97 @@ export interface SandboxOptions {
 
 const HOUR_MS = 3_600_000;
 
+/** How often expired single-use claims, OAuth records and log lines beyond the bound are deleted, milliseconds. */
+const SWEEP_MS = 10 * 60_000;
+
 /**
- * Open (or create) the sandbox in `options.dataDir`: load the state, remove previews that expired while it was down,
- * and resume workflows that were running when the previous process stopped. Register `onSettled` listeners right
- * after this resolves; resumed workflows take their next step only after `stepMs`.
- * @throws Error when the directory is in use by another process or its `state.json` is not valid sandbox state.
+ * Open (or create) the sandbox: refuse a data directory that lost its records (issue 7 item 13), open the record store
+ * (migrations run), import an old `state.json` and `logs.jsonl` once, remove previews that expired while it was down,
+ * and continue workflows left unfinished. Register `onSettled` listeners right after this resolves.
+ * @throws DataDirectoryError when the data directory holds pds files but not its records; Error when the database
+ *   cannot be opened or migrated, or an old `state.json` cannot be imported.
  * @example
  * const platform = await createSandboxPlatform({ dataDir: '.pds', domain: 'apps.localhost', stepMs: 1500, githubAppSlug: 'pds-platform' });
- * await platform.workflows.submit({ name: 'create-tenant-x7k2p', operation: 'create-tenant', parameters: { team_name: 'acme' }, recorded: { team_name: 'acme' }, userId: 'alice', audit });
  */
 export async function createSandboxPlatform(options: SandboxOptions): Promise<Platform> {
   assertImplementsEveryOperation('sandbox', sandboxOperations);
   const now = options.now ?? (() => new Date());
   const log = (options.log ?? silentLogger).child({ component: 'sandbox' });
-  const store = await StateStore.open(options.dataDir);
-  let journal: LogJournal;
+  await checkDataDirectory({ dataDir: options.dataDir, engine: options.databaseUrl ? 'postgres' : 'sqlite' });
+  const store = await openRecordStore({
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    now,
+    busyTimeoutMs: options.busyTimeoutMs,
+    maxLogLinesPerService: options.maxLogLinesPerService,
+    log,
+  });
+  let engine: SandboxWorkflowEngine;
+  let reaper: PreviewReaper;
   try {
-    journal = await LogJournal.open(path.join(store.dataDir, 'logs.jsonl'), {
-      maxPerKey: options.maxLogLinesPerService,
-      // `latest`: lines are appended in the same turn as the change that creates their service, before it is on disk.
-      keep: (team, app) => (app === '' ? team in store.latest.tenants : serviceKey(team, app) in store.latest.services),
+    const imported = await importStateFile(store, { dataDir: options.dataDir, now, log });
+    if (imported) log.info({ imported }, 'sandbox: imported state.json into the record store');
+    await importLogJournal(store, { dataDir: options.dataDir, maxPerKey: options.maxLogLinesPerService, log });
+    await claimDataDirectory(store, options.dataDir);
+    await sweepExpired(store, log);
+    reaper = new PreviewReaper({ store, now, log });
+    await reaper.sweep();
+    engine = new SandboxWorkflowEngine({
+      store,
+      stepMs: options.stepMs,
+      leaseMs: options.leaseMs,
+      now,
+      env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS },
+      afterCommit: () => void reaper.rearm(),
+      log,
     });
-    await store.mutate((draft) => {
-      dropExpiredClaims(draft, now().getTime());
-      dropExpiredOAuthRecords(draft, now().getTime());
-    });
+    await engine.start();
   } catch (err) {
     await store.close();
     throw err;
   }
-
-  const reaper = new PreviewReaper({ store, journal, now, log });
-  await reaper.sweep();
-  const engine = new SandboxWorkflowEngine({
-    store,
-    journal,
-    stepMs: options.stepMs,
-    now,
-    env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS },
-    afterCommit: () => reaper.rearm(),
-    log,
-  });
-  engine.resumeAll();
-  reaper.rearm();
+  const sweeper = setInterval(() => void sweepExpired(store, log), SWEEP_MS);
+  sweeper.unref();
 
   const shutdown = new AbortController();
   options.shutdown?.addEventListener('abort', () => shutdown.abort(), { once: true });
   let closing: Promise<void> | undefined;
   return {
     kind: 'sandbox',
-    backend: sandboxBackend({ store, journal, now }),
+    backend: sandboxBackend({ store, now }),
     workflows: engine,
-    audit: sandboxAuditStore(store),
+    audit: store.audit,
     codeHost: sandboxCodeHost({ store, githubAppSlug: options.githubAppSlug, now }),
-    once: sandboxOnceStore(store, now),
-    oauth: sandboxOAuthStore(store, now),
+    once: store.once,
+    oauth: store.oauth,
     shutdown: shutdown.signal,
-    /** True while open and the state can be written (a failed write is retried, else a probe file is written). */
+    /** True while open and a write to the record store commits within 2 s (issue 9 item 7, issue 7 item 12). */
     async ready() {
-      return !shutdown.signal.aborted && (await store.probe());
+      return !shutdown.signal.aborted && (await store.writable());
     },
     close() {
       shutdown.abort();
       closing ??= (async () => {
+        clearInterval(sweeper);
         await engine.close();
         await reaper.close();
-        await journal.flush();
         await store.close();
       })();
       return closing;
     },
   };
+}
+
+/**
+ * Delete expired single-use claims and OAuth records, and log lines beyond the bound per service; failures are logged
+ * (the next sweep retries).
+ */
+async function sweepExpired(store: RecordStore, log: Logger): Promise<void> {
+  try {
+    await store.once.sweep();
+    await store.oauth.sweep();
+    await store.logs.trim();
+  } catch (err) {
+    log.warn({ err }, 'sandbox: could not delete expired claims and OAuth records; retrying later');
+  }
 }

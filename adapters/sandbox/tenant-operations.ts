@@ -114,7 +114,6 @@ export function deleteTenant(p: OperationParams<'delete-tenant'>): Plan {
         run(ctx) {
           liveTenant(ctx.state, team);
           delete ctx.state.tenants[team];
-          delete ctx.state.repositories[team];
           ctx.log(`namespace/${team} deleted`);
         },
       },

@@ -8,9 +8,9 @@
  * |---|---|
  * | `database.ts` | opening either engine (WAL, `synchronous=FULL`; the `pg` pool), migrations at open |
  * | `schema.ts`, `migrations.ts` | the tables and indexes, the same on both engines |
- * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `meta.ts` | one store per record |
+ * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts` | one store per record |
  * | `tenant-records.ts` | one tenant's records as a draft a workflow step changes, and the write-back of its changes |
- * | `state-import.ts` | the one-time import of an old `state.json` |
+ * | `state-import.ts`, `log-import.ts` | the one-time import of an old `state.json` and `logs.jsonl` |
  * | `data-directory.ts` | the start-up refusal when the data directory lost its store |
  * | `errors.ts` | database failures as `Unavailable`/`Upstream` |
  *
@@ -26,6 +26,7 @@ import { openDatabase, type Engine, type OpenDatabase } from './database.js';
 import { asStoreError, translated } from './errors.js';
 import type { Executor } from './executor.js';
 import { MetaStore } from './meta.js';
+import { LogStore } from './logs.js';
 import { SqlOAuthStore } from './oauth.js';
 import { SqlOnceStore } from './once.js';
 import { RepositoryStore } from './repositories.js';
@@ -34,6 +35,7 @@ import { TenantStore } from './tenants.js';
 import { WorkflowStore } from './workflows.js';
 
 export type { Engine } from './database.js';
+export type { LogRecord } from './logs.js';
 export { LeaseLost, type NewWorkflow, type Progress, type Settlement } from './workflows.js';
 export type { InstallationRecord, NewTenant, ServiceRecord, StepProgress, StepStatus, TenantRecord, WorkflowRecord } from './records.js';
 
@@ -46,6 +48,7 @@ export interface Records {
   readonly repositories: RepositoryStore;
   readonly once: SqlOnceStore;
   readonly oauth: SqlOAuthStore;
+  readonly logs: LogStore;
   readonly meta: MetaStore;
 }
 
@@ -61,6 +64,8 @@ export interface RecordStoreOptions {
   poolSize?: number;
   /** SQLite: how long a write waits for another connection's lock, milliseconds (default 5,000). */
   busyTimeoutMs?: number;
+  /** Newest log lines kept per service (default 5,000). */
+  maxLogLinesPerService?: number;
   log?: Logger;
 }
 
@@ -76,12 +81,14 @@ export class RecordStore implements Records {
   readonly repositories: RepositoryStore;
   readonly once: SqlOnceStore;
   readonly oauth: SqlOAuthStore;
+  readonly logs: LogStore;
   readonly meta: MetaStore;
   private closed = false;
 
   constructor(
     private readonly database: OpenDatabase,
     private readonly now: () => Date,
+    private readonly maxLogLinesPerService?: number,
   ) {
     const bound = this.bind(database.db);
     this.tenants = bound.tenants;
@@ -91,6 +98,7 @@ export class RecordStore implements Records {
     this.repositories = bound.repositories;
     this.once = bound.once;
     this.oauth = bound.oauth;
+    this.logs = bound.logs;
     this.meta = bound.meta;
   }
 
@@ -173,6 +181,7 @@ export class RecordStore implements Records {
       repositories: translated(new RepositoryStore(db)),
       once: translated(new SqlOnceStore(db, nowMs)),
       oauth: translated(new SqlOAuthStore(db, nowMs)),
+      logs: translated(new LogStore(db, this.maxLogLinesPerService)),
       meta: translated(new MetaStore(db)),
     };
   }
@@ -193,7 +202,7 @@ export async function openRecordStore(options: RecordStoreOptions): Promise<Reco
     busyTimeoutMs: options.busyTimeoutMs,
     log: (options.log ?? silentLogger).child({ component: 'records' }),
   });
-  return new RecordStore(database, options.now ?? (() => new Date()));
+  return new RecordStore(database, options.now ?? (() => new Date()), options.maxLogLinesPerService);
 }
 
 /** An id for this process as a lease owner: `<host>:<pid>:<random>`, unique across restarts and replicas. */
@@ -201,5 +210,6 @@ export function leaseOwnerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
 
-export { checkDataDirectory, DataDirectoryError } from './data-directory.js';
+export { checkDataDirectory, claimDataDirectory, DataDirectoryError, RECORDS_FILE } from './data-directory.js';
 export { importStateFile } from './state-import.js';
+export { importLogJournal } from './log-import.js';

@@ -204,9 +204,34 @@ const oauthRecords: Migration = {
   },
 };
 
+/**
+ * The sandbox's log lines (moved from the bounded `logs.jsonl`, so every process on one database reads the same lines
+ * and a step's lines commit with the step), and the indexes of the workflow list by tenant identity and by author.
+ */
+function logLines(engine: Engine): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('log_lines')
+        .$call(withSeq(engine))
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('app', 'text', (c) => c.notNull())
+        .addColumn('timestamp', 'text', (c) => c.notNull())
+        .addColumn('line', 'text', (c) => c.notNull())
+        .addColumn('labels', 'text', (c) => c.notNull())
+        .execute();
+      // The newest lines of one service (or tenant, app ''), and the cut of the oldest beyond the bound.
+      await db.schema.createIndex('log_lines_by_service').on('log_lines').columns(['team', 'app', 'seq']).execute();
+      // GET /workflows for a tenant member: by the tenant's identity, and the caller's own; newest first.
+      await db.schema.createIndex('workflows_by_tenant_uid').on('workflows').columns(['tenant_uid', 'seq']).execute();
+      await db.schema.createIndex('workflows_by_user').on('workflows').columns(['user_id', 'seq']).execute();
+    },
+  };
+}
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
-  return { '0001-initial': initial(engine), '0002-oauth-records': oauthRecords };
+  return { '0001-initial': initial(engine), '0002-oauth-records': oauthRecords, '0003-log-lines': logLines(engine) };
 }
 
 /**

@@ -179,6 +179,19 @@ export interface OAuthRecordsTable {
   expires_at: number | null;
 }
 
+/** One log line of the sandbox's workflows and "deployments" (SPEC "Log line"), newest `seq` last; bounded per service. */
+export interface LogLinesTable {
+  seq: Generated<number>;
+  team: string;
+  /** '' for tenant-level workflows (create-tenant, delete-tenant). */
+  app: string;
+  /** ISO 8601 UTC. */
+  timestamp: string;
+  line: string;
+  /** JSON object of string labels. */
+  labels: string;
+}
+
 /** Facts about the store itself: the `state.json` import marker, the readiness probe's write. */
 export interface MetaTable {
   key: string;
@@ -197,5 +210,6 @@ export interface Database {
   installations: InstallationsTable;
   once_claims: OnceClaimsTable;
   oauth_records: OAuthRecordsTable;
+  log_lines: LogLinesTable;
   pds_meta: MetaTable;
 }

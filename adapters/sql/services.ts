@@ -3,6 +3,7 @@
  * A preview is a service row with `preview_*` set; its expiry is indexed, so the reaper asks for expired previews
  * instead of reading every service.
  */
+import { sql } from 'kysely';
 import { NotFound } from '../../core/errors.js';
 import type { HealthStatus, SyncStatus } from '../../core/model.js';
 import { json, type Executor } from './executor.js';
@@ -47,6 +48,19 @@ export class ServiceStore {
   async delete(team: string, name: string): Promise<boolean> {
     const deleted = await this.db.deleteFrom('services').where('team', '=', team).where('name', '=', name).executeTakeFirst();
     return Number(deleted.numDeletedRows) > 0;
+  }
+
+  /**
+   * Services of any tenant whose Application name `<team>-<name>` is `applicationName` (issue 7 item 5: two services
+   * whose names join to the same text would share a host and an Argo CD Application).
+   */
+  async byApplicationName(applicationName: string): Promise<ServiceRecord[]> {
+    const rows = await this.db
+      .selectFrom('services')
+      .selectAll()
+      .where(sql<string>`team || '-' || name`, '=', applicationName)
+      .execute();
+    return rows.map(fromRow);
   }
 
   /**

@@ -42,8 +42,9 @@ export async function loadTenantDraft(tx: Records, team: string): Promise<{ draf
  * @returns the tenant as stored afterwards (with its uid), or `undefined` when it does not exist.
  */
 export async function saveTenantDraft(tx: Records, team: string, before: TenantDraft, draft: TenantDraft): Promise<TenantRecord | undefined> {
-  const old = before.tenants[team] as TenantRecord | undefined;
-  const now = draft.tenants[team];
+  // Own properties only: `before` is a structured clone (an ordinary object), where `constructor` would be inherited.
+  const old = (Object.hasOwn(before.tenants, team) ? before.tenants[team] : undefined) as TenantRecord | undefined;
+  const now = Object.hasOwn(draft.tenants, team) ? draft.tenants[team] : undefined;
   let stored: TenantRecord | undefined = old;
   if (old && !now) {
     await tx.tenants.delete(old.uid); // its members and services go with it
@@ -56,10 +57,10 @@ export async function saveTenantDraft(tx: Records, team: string, before: TenantD
     await tx.tenants.update(stored);
   }
   for (const [key, service] of Object.entries(before.services)) {
-    if (!(key in draft.services)) await tx.services.delete(service.team, service.name);
+    if (!Object.hasOwn(draft.services, key)) await tx.services.delete(service.team, service.name);
   }
   for (const [key, service] of Object.entries(draft.services)) {
-    if (!isDeepStrictEqual(service, before.services[key])) await tx.services.put(service);
+    if (!isDeepStrictEqual(service, Object.hasOwn(before.services, key) ? before.services[key] : undefined)) await tx.services.put(service);
   }
   return stored;
 }

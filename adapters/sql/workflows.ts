@@ -27,6 +27,7 @@ import { sql, type Selectable } from 'kysely';
 import { Conflict } from '../../core/errors.js';
 import type { Engine } from './database.js';
 import { inTransaction, json, type Executor } from './executor.js';
+import type { WorkflowQuery } from '../../core/ports.js';
 import type { StepProgress, WorkflowRecord } from './records.js';
 import type { WorkflowsTable } from './schema.js';
 
@@ -171,6 +172,68 @@ export class WorkflowStore {
     if (options.before !== undefined) query = query.where('seq', '<', options.before);
     const rows = await query.orderBy('seq', 'desc').limit(options.limit).execute();
     return rows.map(fromRow);
+  }
+
+  /**
+   * The newest workflows `query.visible` allows and the filters select, at most `query.limit`, newest first — the rule
+   * of the audit trail (`audit.ts`): everything for `all`; otherwise the workflows of the visible tenants' current
+   * identities and the caller's own. One indexed branch per visible tenant plus the caller's, each cut to `limit`.
+   */
+  async query(query: WorkflowQuery): Promise<WorkflowRecord[]> {
+    const limit = Math.max(0, Math.floor(query.limit));
+    if (limit === 0) return [];
+    const branch = () => {
+      let q = this.db.selectFrom('workflows').select('seq');
+      if (query.service !== undefined) q = q.where('service', '=', query.service);
+      if (query.operation !== undefined) q = q.where('operation', '=', query.operation);
+      if (query.tenant !== undefined) q = q.where('tenant', '=', query.tenant);
+      return q;
+    };
+    let branches: Array<ReturnType<typeof branch>>;
+    if (query.visible === 'all') branches = [branch()];
+    else {
+      const tenants = query.visible.tenants.filter((t) => query.tenant === undefined || t.name === query.tenant);
+      branches = tenants.map((t) => branch().where('tenant_uid', '=', t.uid));
+      branches.push(branch().where('user_id', '=', query.visible.userId));
+    }
+    const limited = branches.map((b) => b.orderBy('seq', 'desc').limit(limit));
+    let newest;
+    if (limited.length === 1) newest = limited[0]!;
+    else {
+      const [first, ...rest] = limited.map((b, i) => this.db.selectFrom(b.as(`b${i}`)).select('seq'));
+      let union = first!;
+      for (const next of rest) union = union.union(next);
+      newest = this.db.selectFrom(union.as('visible')).select('seq').orderBy('seq', 'desc').limit(limit);
+    }
+    const rows = await this.db.selectFrom('workflows').selectAll().where('seq', 'in', newest).orderBy('seq', 'desc').execute();
+    return rows.map(fromRow);
+  }
+
+  /**
+   * Free at once the leases of unfinished workflows whose owner `isGone` says is dead (a process on this host that no
+   * longer runs: it was killed), so a restarted pds continues them without waiting for the lease to expire.
+   * @returns how many leases were freed.
+   */
+  async releaseGone(isGone: (owner: string) => boolean): Promise<number> {
+    const rows = await this.db
+      .selectFrom('workflows')
+      .select(['name', 'lease_owner'])
+      .where('phase', '=', 'submitted')
+      .where('lease_owner', 'is not', null)
+      .execute();
+    let freed = 0;
+    for (const row of rows) {
+      if (!row.lease_owner || !isGone(row.lease_owner)) continue;
+      const updated = await this.db
+        .updateTable('workflows')
+        .set({ lease_expires_at: 0 })
+        .where('name', '=', row.name)
+        .where('phase', '=', 'submitted')
+        .where('lease_owner', '=', row.lease_owner)
+        .executeTakeFirst();
+      freed += Number(updated.numUpdatedRows);
+    }
+    return freed;
   }
 
   /** Every unfinished workflow, in submission order (e.g. to track them again after a restart). */

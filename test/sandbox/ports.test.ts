@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { memoryOnceStore } from '../../adapters/memory/once.js';
 import type { AuditEntry } from '../../core/model.js';
@@ -72,12 +73,14 @@ describe('sandbox audit store', () => {
 describe('sandbox readiness', () => {
   it('is ready only while it can write, and not once shutting down (the shutdown signal fires)', async () => {
     const dir = await tempDir();
-    const platform = await openSandbox(dir);
+    const platform = await openSandbox(dir, { busyTimeoutMs: 100 });
     expect(await platform.ready()).toBe(true);
-    // A directory in the probe file's place makes every probe write fail, as an unwritable disk would.
-    await mkdir(path.join(dir, 'ready-probe', 'blocked'), { recursive: true });
+    // Another process holding the database's write lock: nothing can be written, as with an unwritable disk.
+    const other = new BetterSqlite3(path.join(dir, 'pds.db'));
+    other.exec('begin immediate');
     expect(await platform.ready()).toBe(false);
-    await rm(path.join(dir, 'ready-probe'), { recursive: true });
+    other.exec('rollback');
+    other.close();
     expect(await platform.ready()).toBe(true);
     expect(platform.shutdown.aborted).toBe(false);
     const closing = platform.close();

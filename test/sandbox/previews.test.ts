@@ -1,14 +1,18 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import type { SandboxState } from '../../adapters/sandbox/state.js';
 import { ONBOARD, openSandbox, run, tempDir, waitFor } from './helpers.js';
 
 const PREVIEW = { team_name: 'acme', component_name: 'web', image_tag: '0.2.0', ttl_hours: '1' };
 
+/** Whether the preview is in the record store, read through a connection of its own (not through the platform). */
 async function previewOnDisk(dir: string): Promise<boolean> {
-  const state = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as SandboxState;
-  return 'acme/web-preview-0-2-0' in state.services;
+  const db = new BetterSqlite3(path.join(dir, 'pds.db'), { readonly: true });
+  try {
+    return db.prepare("select 1 from services where team = 'acme' and name = 'web-preview-0-2-0'").get() !== undefined;
+  } finally {
+    db.close();
+  }
 }
 
 describe('sandbox previews', () => {
@@ -32,9 +36,8 @@ describe('sandbox previews', () => {
     expect((await platform.backend.resources('acme')).used).toEqual({ cpu: '500m', memory: '512Mi', pods: '2' });
     expect(await previewOnDisk(dir)).toBe(true);
 
-    // Only the file is watched: no call into the platform may be what removes the preview.
+    // Only the database is watched: no call into the platform may be what removes the preview.
     await waitFor(async () => !(await previewOnDisk(dir)), 'the preview to expire');
-    // Reads show a change once its write has completed, which is just after the file was renamed into place.
     await waitFor(async () => (await platform.backend.getService('acme', 'web-preview-0-2-0')) === undefined, 'the read to follow');
     expect(await platform.backend.getService('acme', 'web')).toBeDefined();
     const { lines } = await platform.backend.logs('acme', 'web', { lines: 5, sinceSeconds: 3600 });

@@ -22,7 +22,7 @@ describe('refusing a data directory that lost its records', () => {
     await checkDataDirectory({ dataDir: dir, engine: 'sqlite' });
   });
 
-  it.each(['logs.jsonl', 'jwt-secret', 'state.json.imported', 'pds.db-wal'])(
+  it.each(['logs.jsonl', 'state.json.imported', 'logs.jsonl.imported', 'pds.db-wal'])(
     'refuses a directory with %s but neither pds.db nor state.json, names the file, deletes nothing',
     async (trace) => {
       const dir = await tempDir();
@@ -35,6 +35,12 @@ describe('refusing a data directory that lost its records', () => {
       expect(await readFile(path.join(dir, trace), 'utf8')).toBe('from an earlier pds\n');
     },
   );
+
+  it('starts beside a jwt-secret alone (pds token writes it before any pds ran there)', async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, 'jwt-secret'), 'x'.repeat(40));
+    await checkDataDirectory({ dataDir: dir, engine: 'sqlite' });
+  });
 
   it('names logs.jsonl first when several traces are there', async () => {
     const dir = await tempDir();

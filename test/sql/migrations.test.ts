@@ -6,6 +6,7 @@ import { ENGINES, openStore, testLocation } from './helpers.js';
 const TABLES = [
   'audit_entries',
   'installations',
+  'log_lines',
   'oauth_records',
   'once_claims',
   'pds_meta',
@@ -21,6 +22,7 @@ const INDEXES = [
   'audit_by_tenant',
   'audit_by_tenant_uid',
   'audit_by_user',
+  'log_lines_by_service',
   'oauth_records_by_grant',
   'oauth_records_by_uid',
   'oauth_records_by_user_code',
@@ -30,6 +32,8 @@ const INDEXES = [
   'services_preview_expiry',
   'tenant_members_by_user',
   'workflows_by_service',
+  'workflows_by_tenant_uid',
+  'workflows_by_user',
   'workflows_unfinished',
   'workflows_unfinished_by_tenant',
 ];

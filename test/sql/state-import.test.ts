@@ -1,70 +1,54 @@
 /**
- * Importing a data directory written by the sandbox of today's main (`state.json`, STATE_VERSION 1): the file is made
- * here by running the real sandbox (`createSandboxPlatform`), then imported into each engine and compared record by
- * record.
+ * Importing a data directory written by the sandbox of main before the record store (`state.json`, STATE_VERSION 1):
+ * the directory in `fixtures/state-v1/` was made by running that sandbox (`createSandboxPlatform` on `state.json`,
+ * commit 21b82aa) through every kind of record, then imported into each engine and compared record by record.
  */
-import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { importStateFile, type RecordStore } from '../../adapters/sql/index.js';
-import type { SandboxState } from '../../adapters/sandbox/state.js';
-import { execute, ONBOARD, openSandbox, run, tempDir as sandboxDir, waitFor } from '../sandbox/helpers.js';
+import { tempDir as sandboxDir } from '../sandbox/helpers.js';
 import type { Engine } from '../../adapters/sql/database.js';
 import { ENGINES, openStore, testLocation } from './helpers.js';
 
 const SECRET = 'hunter2-value';
+const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/state-v1');
+
+/** The layout of a STATE_VERSION 1 file, as far as these tests read it. */
+interface LegacyState {
+  tenants: Record<string, { name: string } & Record<string, unknown>>;
+  services: Record<string, { team: string; name: string } & Record<string, unknown>>;
+  workflows: Record<string, { name: string; parameters: Record<string, string>; arguments?: unknown } & Record<string, any>>;
+  audit: Array<{ workflowName: string; parameters: Record<string, string> } & Record<string, any>>;
+  repositories: Record<string, unknown[]>;
+  installations: Array<{ id: number; team: string; repo: string }>;
+}
+
+/** `KEY=VALUE` lines as the sandbox recorded them: `KEY=***`. */
+function redacted(parameters: Record<string, string>): Record<string, string> {
+  if (parameters.env_vars === undefined) return parameters;
+  return { ...parameters, env_vars: parameters.env_vars.split('\n').map((l) => `${l.slice(0, l.indexOf('='))}=***`).join('\n') };
+}
 
 /**
- * A data directory made by the sandbox: every kind of record, a tenant deleted and re-created, a workflow cut off
- * mid-way. `state` is the file as today's sandbox wrote it (env values already redacted); on disk the env values are
- * put back in clear, as the sandbox wrote them before it redacted (main at 1c67be9), so the import must redact them.
+ * A copy of the fixture: every kind of record, a tenant deleted and re-created, an update-config cut off mid-way. On
+ * disk the env values are in clear, as the sandbox wrote them before it redacted (main at 1c67be9), so the import
+ * must redact them; `state` is the file as the sandbox records them now (values redacted).
  */
-async function stateMadeByTheSandbox(): Promise<{ dir: string; state: SandboxState; running: string }> {
+async function stateMadeByTheSandbox(): Promise<{ dir: string; state: LegacyState; running: string }> {
   const dir = await sandboxDir();
-  const platform = await openSandbox(dir, { stepMs: 2 });
-  await run(platform, 'create-tenant', { team_name: 'acme', admins: 'alice', members: 'bob' });
-  await run(platform, 'deploy-service', ONBOARD);
-  await run(platform, 'deploy-service', { action: 'deploy', team_name: 'acme', component_name: 'web', git_tag: '0.2.0', dockerfile_repo: 'acme/web' });
-  const clear = new Map<string, string>();
-  const config = `LOG_LEVEL=debug\nAPI_TOKEN=${SECRET}`;
-  clear.set((await run(platform, 'deploy-service', { action: 'update-config', team_name: 'acme', component_name: 'web', env_vars: config })).name, config);
-  await run(platform, 'provision-database', { team_name: 'acme', component_name: 'web' });
-  await run(platform, 'preview-deploy', { team_name: 'acme', component_name: 'web', image_tag: '0.2.0', ttl_hours: '24' });
-  await run(platform, 'deploy-service', { action: 'deploy', team_name: 'ghost', component_name: 'web', git_tag: '0.1.0', dockerfile_repo: 'x/y' }); // fails
-  await platform.codeHost.grantAccessUrl('acme', 'acme-org/web');
-  await platform.codeHost.syncRepositories('acme', 'alice');
-  await platform.codeHost.grantAccessUrl('acme', 'acme-org/api'); // installed, not synced yet
-  expect(await platform.once.claim('confirm:live', 3600)).toBe(true);
-
-  // A tenant deleted and re-created under its name: the old one's history and installation must not pass to the new.
-  await run(platform, 'create-tenant', { team_name: 'gone', admins: 'old-admin' });
-  await platform.codeHost.grantAccessUrl('gone', 'gone-org/private');
-  await platform.codeHost.syncRepositories('gone', 'old-admin');
-  await run(platform, 'delete-tenant', { team_name: 'gone' }, 'old-admin');
-  await run(platform, 'create-tenant', { team_name: 'gone', admins: 'new-admin' });
-
-  // An update-config still running when the sandbox stops: its values must stay usable for its remaining steps.
-  const running = await execute(platform, 'deploy-service', {
-    action: 'update-config',
-    team_name: 'acme',
-    component_name: 'web',
-    env_vars: `API_TOKEN=${SECRET}-2`,
-  });
-  clear.set(running, `API_TOKEN=${SECRET}-2`);
-  await waitFor(async () => (await platform.workflows.get(running))?.message.startsWith('step 3/'), 'the update to be under way');
-  await platform.close();
-  const file = path.join(dir, 'state.json');
-  const state = JSON.parse(await readFile(file, 'utf8')) as SandboxState;
+  // The fixture's single-use claim was live for an hour when it was made: move its expiry an hour from now.
+  const made = JSON.parse(await readFile(path.join(FIXTURE, 'state.json'), 'utf8')) as { once: Record<string, number> };
+  for (const key of Object.keys(made.once)) made.once[key] = Date.now() + 3_600_000;
+  await writeFile(path.join(dir, 'state.json'), JSON.stringify(made));
+  await cp(path.join(FIXTURE, 'logs.jsonl'), path.join(dir, 'logs.jsonl'));
+  const running = (await readFile(path.join(FIXTURE, 'running.txt'), 'utf8')).trim();
+  const state = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as LegacyState;
+  expect(JSON.stringify(state)).toContain(SECRET);
   expect(state.workflows[running]).toMatchObject({ phase: 'submitted' });
   expect(JSON.stringify(state.workflows[running]!.arguments)).toContain(`${SECRET}-2`);
-
-  const old = structuredClone(state);
-  for (const record of [...old.audit, ...Object.values(old.workflows)]) {
-    const name = 'workflowName' in record ? record.workflowName : record.name;
-    if (clear.has(name)) record.parameters.env_vars = clear.get(name)!;
-  }
-  await writeFile(file, JSON.stringify(old));
-  expect(clear.size).toBe(2);
+  for (const record of [...state.audit, ...Object.values(state.workflows)]) record.parameters = redacted(record.parameters);
   return { dir, state, running };
 }
 
@@ -187,7 +171,7 @@ describe.each(ENGINES)('importing a state.json made by the sandbox into %s', (en
   it('imports a running workflow of a file written before typed arguments without any (the engine fails it)', async () => {
     const { dir, running } = await stateMadeByTheSandbox();
     const file = path.join(dir, 'state.json');
-    const old = JSON.parse(await readFile(file, 'utf8')) as SandboxState;
+    const old = JSON.parse(await readFile(file, 'utf8')) as LegacyState;
     delete old.workflows[running]!.arguments;
     await writeFile(file, JSON.stringify(old));
     const store = await storeFor(engine, dir);
