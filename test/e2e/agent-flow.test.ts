@@ -74,12 +74,20 @@ describe.each(CLIENTS)('onboarding over HTTP with the $name', (kind) => {
 });
 
 describe.each(CLIENTS)('onboarding over pds mcp (stdio) with the $name', (kind) => {
+  // The bridge reports what it reads between REST waits of WAIT_SLICE_SECONDS; steps of 500 ms make an onboarding
+  // span more than one slice, so progress is seen mid-way and not only at the start and the end.
+  let slow: TestServer;
+  beforeAll(async () => {
+    slow = await startTestServer({ PDS_SANDBOX_STEP_MS: '500', PDS_ADMINS: ['root', ...ADMINS].join(',') });
+  });
+  afterAll(() => slow.stop());
+
   it('takes five calls, none a poll, with progress the bridge sends while it waits through REST', async () => {
     const team = teamFor('stdio', kind);
     const client = await connectStdio(kind, {
       command: process.execPath,
       args: ['bin/pds.js', 'mcp', '--toolsets', 'all'],
-      env: { ...(process.env as Record<string, string>), PDS_BASE_URL: pds.url, PDS_TOKEN: await pds.token(`admin-${team}`) },
+      env: { ...(process.env as Record<string, string>), PDS_BASE_URL: slow.url, PDS_TOKEN: await slow.token(`admin-${team}`) },
     });
     try {
       expectOnboarded(await onboard(client, team), team);
