@@ -187,7 +187,8 @@ describe.sequential('the kubernetes backend', () => {
     const failed = h.controller.runs.get(run.name)!.nodes.find((n) => n.phase === 'Failed')!;
     const output = failed.mainLog!.split('\n').filter((l) => l !== '');
     expect(output.length).toBeGreaterThan(0);
-    const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: REGISTRY, PDS_DOMAIN: 'apps.test' }, { platform });
+    // A second replica behind a started pds (stopping the server closes its platform).
+    const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: REGISTRY, PDS_DOMAIN: 'apps.test' }, { platform: await h.platform() });
     try {
       const view = await pds.api(CALLER, 'GET', `/api/v1/workflows/${run.name}`);
       expect(view.status).toBe(200);
