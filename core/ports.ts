@@ -149,6 +149,18 @@ export interface WorkflowEngine {
    * @returns a function that unregisters the listener.
    */
   onChange(listener: (run: WorkflowRun) => void): () => void;
+  /**
+   * The last log lines of one step of a workflow, oldest first, as that step wrote them (the sandbox: the lines it
+   * journalled for the step; Argo Workflows: the `main` container log of the step's pod). Used for the `logTail` of a
+   * failed workflow's failed step (issue 11 item 3).
+   * @param workflow the workflow's name.
+   * @param step the step's name as {@link WorkflowStep.name} reports it.
+   * @param lines at most this many lines (the newest); 0 returns none.
+   * @returns the lines without timestamps; `[]` when the workflow, the step or its log is unknown or gone (e.g. the
+   *   step's pod was garbage-collected, or a tenant operation whose lines belong to no service).
+   * @throws Upstream when the log exists but cannot be read (e.g. the API server refuses `pods/log`).
+   */
+  stepLog?(workflow: string, step: string, lines: number): Promise<string[]>;
 }
 
 /** The audit trail (SPEC.md "Audit entry"). Writes are atomic; nothing acknowledged is lost. */

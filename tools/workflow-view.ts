@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { PlatformError } from '../core/errors.js';
 import { previewName, serviceHost } from '../core/names.js';
-import type { Platform, WorkflowRun } from '../core/ports.js';
+import type { Platform, WorkflowEngine, WorkflowRun } from '../core/ports.js';
 import type { CallInteraction } from './interaction.js';
 
 /** Longest `wait_seconds` a call may ask for. */
@@ -107,8 +107,8 @@ export function progressReporter(interaction: CallInteraction | undefined): (run
 
 /**
  * The settled details of a run: the host of the service it acted on (when that service exists now — a retired one
- * has none) and, for a failed run, its failed step with the last {@link LOG_TAIL_LINES} lines the logs port has for
- * that workflow and step. Sources that cannot be read leave their part out.
+ * has none) and, for a failed run, its failed step with the last {@link LOG_TAIL_LINES} lines of that step's log as the
+ * engine keeps it ({@link WorkflowEngine.stepLog}). Sources that cannot be read leave their part out.
  */
 export async function settledDetails(platform: Platform, domain: string, run: WorkflowRun): Promise<Pick<WaitOutcome, 'host' | 'failedStep'>> {
   const out: Pick<WaitOutcome, 'host' | 'failedStep'> = {};
@@ -122,14 +122,9 @@ export async function settledDetails(platform: Platform, domain: string, run: Wo
   const step = run.steps.find((s) => s.status === 'failed');
   const name = step?.name ?? 'unknown step';
   let logTail: string[] = [];
-  // Workflow lines are kept with a service's logs; a tenant operation (no service) has none to show.
-  if (run.team && run.service) {
+  if (step) {
     try {
-      const { lines } = await platform.backend.logs(run.team, run.service, { lines: 1000, sinceSeconds: 7 * 24 * 3600 });
-      logTail = lines
-        .filter((l) => l.labels.workflow === run.name && (!step || l.labels.step === undefined || l.labels.step === step.name))
-        .slice(-LOG_TAIL_LINES)
-        .map((l) => l.line);
+      logTail = ((await platform.workflows.stepLog?.(run.name, step.name, LOG_TAIL_LINES)) ?? []).slice(-LOG_TAIL_LINES);
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
     }

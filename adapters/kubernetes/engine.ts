@@ -23,6 +23,7 @@ import type { RecordStore, WorkflowRecord } from '../sql/index.js';
 import { describe, type ClusterCache } from './informers.js';
 import { ANNOTATION, ARGO_GROUP, ARGO_VERSION, LABEL, type Workflow, type WorkflowNode } from './objects.js';
 import { clusterOperations, envSecretName, type ArgumentFactory } from './operations.js';
+import { stepLogReader, type StepLogReader } from './step-logs.js';
 
 /** A workflow as the cluster engine reports it (the port's {@link WorkflowRun}). */
 export type ClusterWorkflowRun = WorkflowRun;
@@ -108,6 +109,7 @@ export function messageOf(workflow: Workflow): string {
 export class ArgoWorkflowEngine implements WorkflowEngine {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
+  private readonly stepLogs: StepLogReader;
   private readonly settledListeners: Array<(run: WorkflowRun) => void> = [];
   private readonly changeListeners = new Set<(run: ClusterWorkflowRun) => void>();
   private readonly now: () => Date;
@@ -118,6 +120,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   constructor(private readonly options: ArgoEngineOptions) {
     this.custom = options.kc.makeApiClient(CustomObjectsApi);
     this.core = options.kc.makeApiClient(CoreV1Api);
+    this.stepLogs = stepLogReader(options.kc, options.namespace);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -237,6 +240,17 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     const names = await q.orderBy('seq', 'desc').limit(limit).execute();
     const runs = await Promise.all(names.map((r) => this.get(r.name)));
     return runs.filter((r): r is ClusterWorkflowRun => r !== undefined);
+  }
+
+  /**
+   * The newest `lines` lines of step `step` of `workflow`: the `main` container log of the step's pod in
+   * `PDS_WORKFLOW_NAMESPACE` (the node found in the informer's Workflow; see `step-logs.ts`).
+   * @returns `[]` when the Workflow, the step's pod node or its pod is gone.
+   * @throws Upstream when the API server refuses the `pods/log` read or cannot be reached.
+   */
+  async stepLog(workflow: string, step: string, lines: number): Promise<string[]> {
+    const wf = this.options.cache.workflows.get(workflow, this.options.namespace);
+    return wf ? this.stepLogs.read(wf, step, lines) : [];
   }
 
   onSettled(listener: (run: WorkflowRun) => void): void {

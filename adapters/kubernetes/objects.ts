@@ -54,6 +54,8 @@ export interface WorkflowNode {
   displayName?: string;
   type?: string;
   templateName?: string;
+  /** For a step of a referenced WorkflowTemplate (then `templateName` may be empty). */
+  templateRef?: { name?: string; template?: string };
   phase?: string;
   message?: string;
   startedAt?: string;

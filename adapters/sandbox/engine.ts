@@ -138,6 +138,24 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     return record && toRun(record);
   }
 
+  /**
+   * The newest `lines` lines the workflow journalled for `step`, oldest first. Its lines are kept with its service's
+   * logs, so a workflow without a service (tenant operations), or whose service no longer exists, has none.
+   */
+  async stepLog(workflow: string, step: string, lines: number): Promise<string[]> {
+    const { state } = this.options.store;
+    const record = own(state.workflows, workflow);
+    const team = record?.parameters.team_name;
+    const app = record?.parameters.component_name;
+    const limit = Math.max(0, Math.floor(lines));
+    if (!team || !app || limit === 0 || !own(state.tenants, team) || !state.services[serviceKey(team, app)]) return [];
+    return this.options.journal
+      .read(team, app)
+      .filter((l) => l.labels.workflow === workflow && (l.labels.step === undefined || l.labels.step === step))
+      .slice(-limit)
+      .map((l) => l.line);
+  }
+
   /** Workflows newest first (submission order), those `query.visible` allows and the filters select, at most `query.limit`. */
   async list(query: WorkflowQuery): Promise<WorkflowRun[]> {
     return (await this.options.store.workflows.query(query)).map(toRun);

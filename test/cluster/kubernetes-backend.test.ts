@@ -13,6 +13,8 @@ import type { AuditEntry } from '../../core/model.js';
 import { operationContract, type OperationId } from '../../core/operations/index.js';
 import type { ClusterWorkflowRun as WorkflowRun } from '../../adapters/kubernetes/engine.js';
 import { recordedParameters } from '../../tools/operations/execute.js';
+import { LOG_TAIL_LINES } from '../../tools/workflow-view.js';
+import { startTestServer } from '../helpers/server.js';
 import { loadDeployFile, serviceAccountKubeConfig } from './deploy.js';
 import { ARGOCD, REGISTRY, startClusterHarness, until, WORKFLOWS, type ClusterHarness } from './platform.js';
 
@@ -180,6 +182,25 @@ describe.sequential('the kubernetes backend', () => {
     expect(run.message).toMatch(/^step \S+ failed: /);
     expect(run.steps.some((s) => s.status === 'failed')).toBe(true);
     expect(await platform.audit.get(run.name)).toMatchObject({ status: 'failed', message: run.message });
+
+    // The failed step's log tail is its pod's main container log, read through pods/log under pds's ServiceAccount.
+    const failed = h.controller.runs.get(run.name)!.nodes.find((n) => n.phase === 'Failed')!;
+    const output = failed.mainLog!.split('\n').filter((l) => l !== '');
+    expect(output.length).toBeGreaterThan(0);
+    // A second replica behind a started pds (stopping the server closes its platform).
+    const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: REGISTRY, PDS_DOMAIN: 'apps.test' }, { platform: await h.platform() });
+    try {
+      const view = await pds.api(CALLER, 'GET', `/api/v1/workflows/${run.name}`);
+      expect(view.status).toBe(200);
+      expect(view.body).toMatchObject({ phase: 'failed', settled: true, failedStep: { name: failed.path.split('/').pop(), logTail: output.slice(-LOG_TAIL_LINES) } });
+      expect(view.body.failedStep.logTail).not.toContain('capturing logs'); // the wait container's line
+    } finally {
+      await pds.stop();
+    }
+    const pod = (await h.admin.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: WORKFLOWS, labelSelector: `workflows.argoproj.io/workflow=${run.name}` })).items.find((p) =>
+      p.metadata?.name?.startsWith(`${run.name}-${failed.template.split('/').pop()}-`),
+    );
+    expect(h.kubelet.requests).toContain(`GET /containerLogs/${WORKFLOWS}/${pod?.metadata?.name}/main?tailLines=${LOG_TAIL_LINES}`);
   });
 
   it('a Workflow whose WorkflowTemplate does not exist fails with Argo\'s message', async () => {

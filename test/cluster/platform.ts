@@ -79,9 +79,9 @@ export async function startClusterHarness(repos: Record<string, string[]>): Prom
     stubEnv: { PDS_REGISTRY_LOG: path.join(work, 'registry.jsonl') },
     workDir: work,
   };
-  const controller = await startArgoController({ kc: admin, namespace: WORKFLOWS, runner });
-  const argocd = await startArgoCd({ kc: admin, kubeconfigPath: adminPath, namespace: ARGOCD, gitopsRepo: `file://${gitopsRepo}`, workDir: work });
   const kubelet = await startKubelet({ kc: admin });
+  const controller = await startArgoController({ kc: admin, namespace: WORKFLOWS, runner, kubelet });
+  const argocd = await startArgoCd({ kc: admin, kubeconfigPath: adminPath, namespace: ARGOCD, gitopsRepo: `file://${gitopsRepo}`, workDir: work });
   const database = await createTestDatabase(inject('postgresUrl'));
   const platforms: KubernetesPlatform[] = [];
   const options = (overrides: Partial<KubernetesPlatformOptions> = {}): KubernetesPlatformOptions => ({

@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { auditStatusOf, messageOf, stepsOf } from '../../adapters/kubernetes/engine.js';
 import { clusterOperations } from '../../adapters/kubernetes/operations.js';
+import type { Workflow } from '../../adapters/kubernetes/objects.js';
 import { parseTimestamped } from '../../adapters/kubernetes/pod-logs.js';
+import { stepNode, stepPodNames } from '../../adapters/kubernetes/step-logs.js';
 import { assertImplementsEveryOperation, operationContract, type OperationId } from '../../core/operations/index.js';
 
 const ctx = { registry: 'registry.example.com/pds', domain: 'apps.example.com', tenantUid: 'uid-1', workflowName: 'deploy-service-x7k2p' };
@@ -71,5 +73,48 @@ describe('Argo Workflow status in pds words', () => {
   it('reads kubelet log timestamps (RFC 3339 with nanoseconds)', () => {
     expect(parseTimestamped('2026-11-22T20:41:15.123456789Z hello world')).toEqual({ timestamp: '2026-11-22T20:41:15.123Z', line: 'hello world' });
     expect(parseTimestamped('no timestamp here')).toBeUndefined();
+  });
+});
+
+describe('the pod of a step (Argo pod names)', () => {
+  const wf = (name: string, format?: string): Workflow => ({ metadata: { name, ...(format ? { annotations: { 'workflows.argoproj.io/pod-name-format': format } } : {}) } });
+
+  it('v2 (Argo ≥ 3.4): <workflow>-<template>-<hash of the node id>, then the node id', () => {
+    expect(stepPodNames(wf('rollback-service-1a2b3'), { id: 'rollback-service-1a2b3-3021452466', name: 'rollback-service-1a2b3[0].validate', templateName: 'validate' })).toEqual([
+      'rollback-service-1a2b3-validate-3021452466',
+      'rollback-service-1a2b3-3021452466',
+    ]);
+    // A step of a referenced WorkflowTemplate names its template in templateRef.
+    expect(stepPodNames(wf('w'), { id: 'w-42', templateRef: { name: 'common', template: 'git-clone' } })[0]).toBe('w-git-clone-42');
+    expect(stepPodNames(wf('w'), { id: 'w-42', name: 'w[0].inline', templateName: 'x' })[0]).toBe('w-42');
+  });
+
+  it('v1, or a node without a template: the node id', () => {
+    expect(stepPodNames(wf('w', 'v1'), { id: 'w-42', templateName: 'build' })).toEqual(['w-42']);
+    expect(stepPodNames(wf('w'), { id: 'w-42' })).toEqual(['w-42']);
+    expect(stepPodNames(wf('w'), {})).toEqual([]);
+  });
+
+  it('cuts a long prefix so the name fits 253 characters, keeping the hash', () => {
+    const [name] = stepPodNames(wf('w'), { id: 'w-4294967295', templateName: 't'.repeat(300) });
+    expect(name).toHaveLength(253);
+    expect(name).toMatch(/^w-t+-4294967295$/);
+  });
+
+  it('finds the pod node shown as a step, the failed one first', () => {
+    const workflow: Workflow = {
+      metadata: { name: 'w' },
+      status: {
+        nodes: {
+          w: { id: 'w', type: 'Steps', displayName: 'w' },
+          'w-1': { id: 'w-1', type: 'Pod', displayName: 'build', phase: 'Succeeded', startedAt: '2026-01-01T00:00:00Z' },
+          'w-2': { id: 'w-2', type: 'Pod', displayName: 'build', phase: 'Failed', startedAt: '2026-01-01T00:00:01Z' },
+          'w-3': { id: 'w-3', type: 'Skipped', displayName: 'push' },
+        },
+      },
+    };
+    expect(stepNode(workflow, 'build')?.id).toBe('w-2');
+    expect(stepNode(workflow, 'push')).toBeUndefined();
+    expect(stepNode(workflow, 'w')).toBeUndefined();
   });
 });
