@@ -52,6 +52,8 @@ const RELEASE_CHECK_MS = 2_000;
 
 /** How long a step waits before it is retried when the database could not commit it, milliseconds. */
 const RETRY_MS = 1_000;
+/** Most of a service's lines read to find one step's (the record store keeps 5,000 per service). */
+const MAX_STEP_LOG_SCAN = 5_000;
 
 /** The sandbox's workflow engine. Call {@link start} once after construction. */
 export class SandboxWorkflowEngine implements WorkflowEngine {
@@ -143,14 +145,15 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
    * logs, so a workflow without a service (tenant operations), or whose service no longer exists, has none.
    */
   async stepLog(workflow: string, step: string, lines: number): Promise<string[]> {
-    const { state } = this.options.store;
-    const record = own(state.workflows, workflow);
+    const { store } = this.options;
+    const record = await store.workflows.get(workflow);
     const team = record?.parameters.team_name;
     const app = record?.parameters.component_name;
     const limit = Math.max(0, Math.floor(lines));
-    if (!team || !app || limit === 0 || !own(state.tenants, team) || !state.services[serviceKey(team, app)]) return [];
-    return this.options.journal
-      .read(team, app)
+    if (!record || !team || !app || limit === 0 || !(await store.tenants.get(team)) || !(await store.services.get(team, app))) return [];
+    // The service's lines since the workflow began (at most the store's bound per service), then this step's.
+    const { lines: read } = await store.logs.read(team, app, { since: record.startedAt, limit: MAX_STEP_LOG_SCAN });
+    return read
       .filter((l) => l.labels.workflow === workflow && (l.labels.step === undefined || l.labels.step === step))
       .slice(-limit)
       .map((l) => l.line);

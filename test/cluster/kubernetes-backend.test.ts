@@ -230,6 +230,8 @@ describe.sequential('the kubernetes backend', () => {
       h.controller.release('provision-database-');
     }
     await until('provision-database to succeed', async () => (await platform.workflows.get(name))?.phase === 'succeeded', 90);
+    // The informer's cache can show the end before the listener has been told of it.
+    await until('the settled change to reach onChange', async () => changes.some((c) => c.startsWith('succeeded:')));
     off();
     expect(changes).toContain('submitted:running step check-tenant (0 steps done)');
     expect(changes.at(-1)).toMatch(/^succeeded:/);
