@@ -292,6 +292,12 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
 
     this.options.afterCommit?.();
     const run = toRun(record);
+    const step = run.steps[index];
+    // A line per step this process ran (settlements get theirs from the composition root's onSettled).
+    this.options.log.info(
+      { workflow: name, operation: run.operation, step: step?.name, status: step?.status, index: index + 1, of: run.steps.length },
+      `workflow ${name} step ${index + 1}/${run.steps.length} ${step?.status ?? ''}: ${step?.name ?? ''}`,
+    );
     this.changed(run, record.nextStep);
     if (record.phase === 'submitted') {
       this.schedule(name, record.nextStep, Math.max(0, record.dueAt - Date.now()));

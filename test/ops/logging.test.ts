@@ -165,7 +165,7 @@ describe('a line per request', () => {
 });
 
 describe('workflow transitions', () => {
-  it('logs a submitted workflow on the request line and its settlement', async () => {
+  it('logs a submitted workflow on the request line, each step as it runs, and its settlement', async () => {
     const token = await pds.token('alice');
     const res = await call(token, 'POST', '/api/v1/operations/deploy-service/execute', { action: 'deploy', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.2.0' }, FORWARDED);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -174,6 +174,11 @@ describe('workflow transitions', () => {
     await expect.poll(() => memory.lines().find((l) => l.workflow === res.body.workflowName && l.phase)).toMatchObject({
       operation: 'deploy-service', phase: 'succeeded', seconds: expect.any(Number), msg: `workflow ${res.body.workflowName} succeeded`,
     });
+    // A line per step as it ran, in order, each saying which of how many.
+    const steps = memory.lines().filter((l) => l.workflow === res.body.workflowName && l.step);
+    expect(steps.length).toBeGreaterThan(1);
+    expect(steps.map((l) => l.index)).toEqual(steps.map((_, i) => i + 1));
+    expect(steps.every((l) => l.of === steps.length && l.status === 'succeeded' && l.operation === 'deploy-service')).toBe(true);
   });
 });
 
