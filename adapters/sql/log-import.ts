@@ -5,10 +5,9 @@
  * unparsable lines are skipped, as the journal itself skipped them. A crash between the commit and the rename is
  * harmless: the marker in `pds_meta` is committed with the lines, and the next start only renames the file.
  */
-import { createHash } from 'node:crypto';
-import { readFile, rename } from 'node:fs/promises';
-import path from 'node:path';
+import { rename } from 'node:fs/promises';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { readLegacyFile } from './legacy-file.js';
 import type { RecordStore } from './index.js';
 import { DEFAULT_MAX_LINES_PER_SERVICE, type LogRecord } from './logs.js';
 
@@ -28,16 +27,9 @@ export async function importLogJournal(
   options: { dataDir: string; maxPerKey?: number; log?: Logger },
 ): Promise<number | undefined> {
   const log = options.log ?? silentLogger;
-  const file = path.join(path.resolve(options.dataDir), LEGACY_LOG_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const digest = createHash('sha256').update(text).digest('hex');
-  const target = path.join(path.dirname(file), IMPORTED_LOG_FILE);
+  const legacy = await readLegacyFile(options.dataDir, LEGACY_LOG_FILE, IMPORTED_LOG_FILE);
+  if (!legacy) return undefined;
+  const { file, text, digest, target } = legacy;
   const marker = await store.meta.get(IMPORT_MARKER);
   let imported = 0;
   if (!marker || (JSON.parse(marker) as { sha256?: string }).sha256 !== digest) {

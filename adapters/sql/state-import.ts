@@ -18,12 +18,11 @@
  * A crash between the commit and the rename is harmless: the import marker in `pds_meta` is committed with the data,
  * and the next start only renames the file.
  */
-import { createHash } from 'node:crypto';
-import { readFile, rename } from 'node:fs/promises';
-import path from 'node:path';
+import { rename } from 'node:fs/promises';
 import { z } from 'zod';
 import { AuditEntry, AuditStatus, HealthStatus, Repository, Service, SyncStatus, Tenant } from '../../core/model.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { readLegacyFile } from './legacy-file.js';
 import type { RecordStore, Records, TenantRecord } from './index.js';
 
 /** The file imported. */
@@ -111,16 +110,9 @@ export async function importStateFile(
   options: { dataDir: string; now?: () => Date; log?: Logger },
 ): Promise<ImportSummary | undefined> {
   const log = options.log ?? silentLogger;
-  const file = path.join(path.resolve(options.dataDir), LEGACY_STATE_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const digest = createHash('sha256').update(text).digest('hex');
-  const target = path.join(path.dirname(file), IMPORTED_STATE_FILE);
+  const legacy = await readLegacyFile(options.dataDir, LEGACY_STATE_FILE, IMPORTED_STATE_FILE);
+  if (!legacy) return undefined;
+  const { file, text, digest, target } = legacy;
   const marker = await store.meta.get(IMPORT_MARKER);
   if (marker) {
     if ((JSON.parse(marker) as { sha256?: string }).sha256 !== digest) {
