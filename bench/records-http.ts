@@ -18,17 +18,13 @@
  * row, default 500), `BENCH_RECORDS_ENGINES` (default `sqlite,postgres`).
  */
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { issueSelfToken } from '../auth/self-issued.js';
 import { openRecordStore, type Engine } from '../adapters/sql/index.js';
-import { startPostgres } from '../test/fixtures/postgres.js';
 import { freePort } from '../test/fixtures/redis-server.js';
 import { forkEntry } from './child.js';
-import { SEED_CHUNK, TENANTS, seed, seedTenants } from './store.js';
+import { SEED_CHUNK, TENANTS, benchLocation, seed, seedTenants } from './store.js';
 
 const SECRET = 'bench-records-secret-'.padEnd(48, 'x');
 const TARGETS = { executeP99: 20, readP99: 10, startMs: 2000, rssMiB: 200 };
@@ -137,15 +133,7 @@ export async function recordsHttpBenchmark(log: (line: string) => void): Promise
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     for (const engine of engines) {
-      const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-bench-records-'));
-      cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-      let databaseUrl: string | undefined;
-      if (engine === 'postgres') {
-        const server = await startPostgres({ durable: true });
-        cleanups.push(() => server.stop());
-        databaseUrl = server.url;
-      }
-      const location = { dataDir, ...(databaseUrl ? { databaseUrl } : {}) };
+      const location = await benchLocation(engine, 'pds-bench-records-', cleanups);
       let audit = 0;
       let workflows = 0;
       for (const [round, size] of sizes.entries()) {

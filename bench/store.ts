@@ -108,6 +108,24 @@ async function probe(location: { dataDir: string; databaseUrl?: string }, workfl
 }
 
 /**
+ * A fresh place for the records of one engine's run: a temp data directory, and for `postgres` a durable PostgreSQL
+ * server of its own (test/fixtures/postgres.ts). Both are removed by the `cleanups` pushed here.
+ * @returns the data directory, and the server's URL for `postgres`.
+ */
+export async function benchLocation(
+  engine: Engine,
+  prefix: string,
+  cleanups: Array<() => Promise<unknown>>,
+): Promise<{ dataDir: string; databaseUrl?: string }> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  if (engine !== 'postgres') return { dataDir };
+  const server = await startPostgres({ durable: true });
+  cleanups.push(() => server.stop());
+  return { dataDir, databaseUrl: server.url };
+}
+
+/**
  * Run the store scenario on each engine and size.
  * @returns the report (Markdown tables and PASS/MISS lines) and whether every target was met.
  */
@@ -119,14 +137,7 @@ export async function storeBenchmark(log: (line: string) => void): Promise<{ rep
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     for (const engine of engines) {
-      const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-bench-store-'));
-      cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-      let databaseUrl: string | undefined;
-      if (engine === 'postgres') {
-        const server = await startPostgres({ durable: true });
-        cleanups.push(() => server.stop());
-        databaseUrl = server.url;
-      }
+      const { dataDir, databaseUrl } = await benchLocation(engine, 'pds-bench-store-', cleanups);
       const store = await openRecordStore({ dataDir, databaseUrl });
       await seedTenants(store);
       let audit = 0;
