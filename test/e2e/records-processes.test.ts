@@ -129,18 +129,10 @@ describe('issue 7 item 12: a record store that cannot be written', () => {
     const pds = await pdsOn({ dataDir, databaseUrl: server.url });
     expect((await execute(pds, 'root', 'create-tenant', { team_name: 'acme' })).status).toBe(200);
     const before = await auditWithWorkflows(pds);
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: server.url });
-      await client.connect();
-      await client.query(statement);
-      await client.end();
-    };
-    await admin('alter system set default_transaction_read_only = on');
-    await admin('select pg_reload_conf()');
+    await server.readOnly(true);
     await untilStatus(pds, '/readyz', 503);
     for (const team of ['beta', 'gamma']) expect((await execute(pds, 'root', 'create-tenant', { team_name: team })).status).toBe(503);
-    await admin('alter system reset default_transaction_read_only');
-    await admin('select pg_reload_conf()');
+    await server.readOnly(false);
     await untilStatus(pds, '/readyz', 200);
     const after = await auditWithWorkflows(pds);
     expect(after.map((e) => e.name).sort()).toEqual(before.map((e) => e.name).sort());

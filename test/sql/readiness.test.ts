@@ -3,7 +3,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openRecordStore } from '../../adapters/sql/index.js';
 import { startPostgres } from '../fixtures/postgres.js';
-import pg from 'pg';
 import { afterThisTest, openStore, tempDir, testLocation } from './helpers.js';
 import { auditEntry } from './records.js';
 
@@ -38,20 +37,12 @@ describe('readiness of the record store', () => {
     afterThisTest(() => store.close());
     expect(await store.writable()).toBe(true);
 
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: server.url });
-      await client.connect();
-      await client.query(statement);
-      await client.end();
-    };
-    await admin('alter system set default_transaction_read_only = on');
-    await admin('select pg_reload_conf()');
+    await server.readOnly(true);
     await new Promise((r) => setTimeout(r, 200));
     expect(await store.ping()).toBe(true);
     expect(await store.writable()).toBe(false);
     await expect(store.audit.append(auditEntry('w1', { team_name: 'acme' }))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
-    await admin('alter system reset default_transaction_read_only');
-    await admin('select pg_reload_conf()');
+    await server.readOnly(false);
     await new Promise((r) => setTimeout(r, 200));
     expect(await store.writable()).toBe(true);
 
