@@ -119,7 +119,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   };
 
   const doors = doorsFor(tools);
-  const api = toolRouter(tools, (tool, input, identity, door) => invoke(tool, input, identity, invokeDeps, { door }), doors, [
+  const api = toolRouter(tools, (tool, input, identity, door, interaction) => invoke(tool, input, identity, invokeDeps, { door, interaction }), doors, [
     authenticate,
     readJsonBody(),
     limit,

@@ -23,10 +23,11 @@ import type { Logger } from '../core/logger.js';
 import type { Config } from '../config.js';
 import type { AnyTool } from '../tools/define.js';
 import type { CallInteraction } from '../tools/interaction.js';
-import { createMcpServer, insufficientScopeForCall, protoKeyToolCall } from '../tools/mcp.js';
+import { createMcpServer, insufficientScopeForCall, protoKeyToolCall, type ToolCaller } from '../tools/mcp.js';
 import { protectedResourceMetadataUrl } from '../core/names.js';
 import { createMcpHttpHandler } from '../tools/mcp-http.js';
 import { selectToolsets, toolsIn } from '../tools/toolsets.js';
+import { clientGone } from './client-gone.js';
 import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
 
@@ -176,8 +177,12 @@ export function mcpRouter(options: McpRouteOptions): Router {
       ctx.set(scopeRefusal.headers);
       return answerError(ctx, 403, INVALID_REQUEST, scopeRefusal.message);
     }
+    // The SDK aborts a call whose connection closed as well; this makes ending an abandoned wait pds's own promise.
+    const gone = clientGone(ctx);
+    const call: ToolCaller = (tool, args, interaction) =>
+      observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, { ...interaction, signal: AbortSignal.any([interaction.signal, gone]) }));
     const build = () =>
-      createMcpServer(selected, (tool, args, interaction) => observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, interaction)), {
+      createMcpServer(selected, call, {
         readOnly: config.readOnly,
         log: options.log,
         baseUrl: config.baseUrl,
