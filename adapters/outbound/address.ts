@@ -24,6 +24,7 @@ const REFUSED: ReadonlyArray<{ name: string; family: 'ipv4' | 'ipv6'; network: s
   { name: 'reserved or broadcast', family: 'ipv4', network: '240.0.0.0', prefix: 4 },
   // ::/96 holds the unspecified address (::), loopback (::1) and the deprecated IPv4-compatible form (::7f00:1).
   { name: 'unspecified, loopback or IPv4-compatible', family: 'ipv6', network: '::', prefix: 96 },
+  { name: 'IPv4-translated (may reach an internal IPv4 address)', family: 'ipv6', network: '::ffff:0:0:0', prefix: 96 },
   { name: 'NAT64 (may reach an internal IPv4 address)', family: 'ipv6', network: '64:ff9b::', prefix: 96 },
   { name: 'NAT64 local use', family: 'ipv6', network: '64:ff9b:1::', prefix: 48 },
   { name: 'discard-only', family: 'ipv6', network: '100::', prefix: 64 },

@@ -75,6 +75,8 @@ describe('refusedRange', () => {
     ['[::ffff:a00:1]', 'private (RFC 1918)'],
     ['::ffff:169.254.169.254', 'link-local'],
     ['64:ff9b::7f00:1', 'NAT64 (may reach an internal IPv4 address)'],
+    ['::ffff:0:7f00:1', 'IPv4-translated (may reach an internal IPv4 address)'],
+    ['fe80::1%eth0', 'link-local'],
     ['localhost', 'not an IP address'],
   ])('%s is refused as %s', (address, range) => {
     expect(refusedRange(address)).toBe(range);
