@@ -7,6 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusedRange } from '../../adapters/outbound/address.js';
+import { loadConfig } from '../../config.js';
 import { createOutboundFetch, OutboundRefused, type ResolveAll } from '../../adapters/outbound/fetch.js';
 
 /** A TCP listener on 127.0.0.1 and ::1 that counts the connections it accepts and answers HTTP 200 "hi". */
@@ -179,5 +180,13 @@ describe('createOutboundFetch', () => {
   it('refuses a scheme other than http and https', async () => {
     const err = await guarded()('file:///etc/passwd').catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('INVALID_PARAMS');
+  });
+});
+
+describe('PDS_OUTBOUND_ALLOW_PRIVATE', () => {
+  it('is off unless the operator says true, and a value that is not a boolean stops start-up naming it', () => {
+    expect(loadConfig({}).outboundAllowPrivate).toBe(false);
+    expect(loadConfig({ PDS_OUTBOUND_ALLOW_PRIVATE: 'true' }).outboundAllowPrivate).toBe(true);
+    expect(() => loadConfig({ PDS_OUTBOUND_ALLOW_PRIVATE: 'sometimes' })).toThrow(/PDS_OUTBOUND_ALLOW_PRIVATE/);
   });
 });
