@@ -45,6 +45,7 @@ describe("the Dockerfile's final stage", () => {
 
   it('is laid out as the image: package.json, dist/ and only production packages in the WORKDIR', () => {
     expect(image.env).toMatchObject({ NODE_ENV: 'production', PDS_DATA_DIR: '/data' });
+    expect(image.base).toBe('node:24-alpine'); // Node 24 LTS in production; development still runs on 20
     expect(image.entrypoint).toEqual(['/sbin/tini', '--']);
     expect(image.apkPackages).toContain('tini');
     const modules = path.join(image.workdir, 'node_modules');

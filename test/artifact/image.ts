@@ -144,7 +144,8 @@ export function layOutImage(context: string, root: string): ImageLayout {
           }
         }
       } else if (keyword === 'RUN') {
-        const command = args.join(' ');
+        // Leading VAR=value assignments only steer how npm compiles (npm_config_nodedir): the checkout is installed.
+        const command = args.join(' ').replace(/^(\w+=\S+\s+)+/, '');
         if (/^npm ci\b/.test(command)) {
           const modules = local('node_modules');
           mkdirSync(modules, { recursive: true });
@@ -160,6 +161,8 @@ export function layOutImage(context: string, root: string): ImageLayout {
           if (built.status !== 0) throw new Error(`RUN npm run build failed:\n${built.stdout}\n${built.stderr}`);
         } else if (/^apk add\b/.test(command)) {
           if (stage === final) layout.apkPackages.push(...args.slice(2).filter((a) => !a.startsWith('-')));
+        } else if (/^mkdir \/node-headers && cd \/node-headers && npm pack /.test(command)) {
+          // Node's headers for compiling better-sqlite3: the checkout's is compiled already (.ci/run uses the same ones).
         } else if (/^mkdir -p \/data && chown \d+:\d+ \/data$/.test(command)) {
           // The data directory: the test passes PDS_DATA_DIR on a temporary directory instead.
         } else throw new Error(`test/artifact/image.ts does not know what RUN ${command} does: teach it`);
