@@ -77,6 +77,8 @@ export interface ServerOverrides {
    * ID Metadata Documents (default: the global fetch, which for the latter refuses non-public addresses).
    */
   oauthFetch?: typeof fetch;
+  /** Milliseconds between heartbeats of idle event streams (default `HEARTBEAT_MS` of `rest/routes.ts`). */
+  heartbeatMs?: number;
 }
 
 /** The upstream sign-ins `config.signIn` configures, Dex first. */
@@ -160,6 +162,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
   const app = createRestApp({
     tools: checkedTools(),
+    heartbeatMs: overrides.heartbeatMs,
     invokeDeps: {
       platform,
       config,

@@ -17,9 +17,10 @@ import type { Authenticator } from '../auth/authenticate.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
 import type { CallInteraction } from '../tools/interaction.js';
-import type { AnyTool } from '../tools/define.js';
+import type { AnyStream, AnyTool } from '../tools/define.js';
 import { doorsFor } from '../tools/door.js';
-import { invoke, type InvokeDeps } from '../tools/invoke.js';
+import { invoke, invokeStream, type InvokeDeps } from '../tools/invoke.js';
+import { allStreams } from '../tools/registry.js';
 import { refusedToolCall } from '../tools/mcp.js';
 import type { AuthLimits } from './auth-limit.js';
 import { readJsonBody } from './body.js';
@@ -52,6 +53,10 @@ export interface RestAppOptions {
   metrics?: Metrics;
   /** `PDS_METRICS_TOKEN`: the bearer token `GET /metrics` on this port asks for; without it there is no such route. */
   metricsToken?: string;
+  /** The event streams to serve (default: all of `tools/registry.ts`); they pass the same gates as the tools. */
+  streams?: readonly AnyStream[];
+  /** Milliseconds between heartbeat comments of an idle event stream (default `HEARTBEAT_MS` of `rest/routes.ts`). */
+  heartbeatMs?: number;
   /** Aborted when pds begins shutting down: `/readyz` then answers 503 so load balancers stop sending traffic. */
   draining?: AbortSignal;
 }
@@ -82,7 +87,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   });
   health.get('/openapi.yaml', (ctx) => {
     ctx.type = 'application/yaml; charset=utf-8';
-    ctx.body = openApiYaml(tools, invokeDeps.config.baseUrl);
+    ctx.body = openApiYaml(tools, invokeDeps.config.baseUrl, options.streams ?? allStreams);
   });
 
   const { authLimits } = options;
@@ -121,7 +126,11 @@ export function createRestApp(options: RestAppOptions): Koa {
     authenticate,
     readJsonBody(),
     limit,
-  ]);
+  ], {
+    streams: options.streams ?? allStreams,
+    run: (stream, input, identity, door, signal) => invokeStream(stream, input, identity, invokeDeps, { door, signal }),
+    heartbeatMs: options.heartbeatMs,
+  });
   const mcp = mcpRouter({
     tools,
     config: invokeDeps.config,
