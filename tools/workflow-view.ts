@@ -191,8 +191,8 @@ export async function waitOutcome(platform: Platform, domain: string, run: Workf
 export const WorkflowStepEvent = z.object({
   workflow: z.string().describe('e.g. "deploy-service-x7k2p"'),
   phase: WorkflowPhase.describe('The workflow\'s phase after this change'),
-  index: z.number().int().min(0).describe('0-based position of the step'),
-  total: z.number().int().min(1).describe('Number of steps of the workflow'),
+  index: z.number().int().min(0).describe('0-based position of the step among those known now'),
+  total: z.number().int().min(1).describe('Steps known now (on Kubernetes, steps are listed as they start, so this grows)'),
   step: WorkflowStep,
 });
 export type WorkflowStepEvent = z.infer<typeof WorkflowStepEvent>;
@@ -216,7 +216,7 @@ const STEP_RANK: Record<z.infer<typeof WorkflowStep>['status'], number> = { pend
 /**
  * The events of workflow `name` from now until it settles: first a `step` event for each step that has already
  * started or finished (so a late follower sees them too), then one per step change as the engine reports it
- * ({@link WorkflowEngine.onChange}), each once, and last one `settled` event. Ends early, without `settled`, when
+ * ({@link WorkflowEngine.onChange}), each once per step (by name) and status, and last one `settled` event. Ends early, without `settled`, when
  * `signal` aborts (the caller went away) or pds shuts down.
  * @param settle called with the settled run before the `settled` event (to settle a missed audit entry).
  * @param gone the `settled` event to send when the engine does not know the workflow.
@@ -250,14 +250,19 @@ export async function* workflowEvents(
       return;
     }
     queue.unshift(first);
-    const seen: number[] = [];
+    // By name, not position: Argo lists steps as they start, so a step's position can change between reads.
+    const seen = new Map<string, number>();
     for (;;) {
       while (queue.length > 0) {
         const run = queue.shift()!;
         const phase = viewPhase(run);
+        const occurrences = new Map<string, number>();
         for (const [index, step] of run.steps.entries()) {
-          if (STEP_RANK[step.status] <= (seen[index] ?? 0)) continue;
-          seen[index] = STEP_RANK[step.status];
+          const n = (occurrences.get(step.name) ?? 0) + 1;
+          occurrences.set(step.name, n);
+          const key = `${step.name}#${n}`;
+          if (STEP_RANK[step.status] <= (seen.get(key) ?? 0)) continue;
+          seen.set(key, STEP_RANK[step.status]);
           yield { event: 'step', data: { workflow: name, phase, index, total: run.steps.length, step } };
         }
         if (run.phase !== 'submitted') {

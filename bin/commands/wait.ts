@@ -85,7 +85,7 @@ const OUTCOME = {
 class Progress {
   private readonly spinner: Ora | undefined;
   private readonly started = Date.now();
-  /** `index:status` of the lines already printed, so a replayed step (after a reconnect) prints nothing. */
+  /** `name:status` of the lines already printed, so a replayed step (after a reconnect) prints nothing. */
   private readonly shown = new Set<string>();
 
   constructor(
@@ -126,7 +126,7 @@ class Progress {
       if (this.spinner) this.spinner.text = label;
       return;
     }
-    const key = `${index}:${step.status}`;
+    const key = `${step.name}:${step.status}`;
     if (this.shown.has(key)) return;
     this.shown.add(key);
     const { mark, colour } = OUTCOME[step.status];

@@ -57,24 +57,23 @@ describe('GET /api/v1/workflows/{name}/events', () => {
     expect(read.status).toBe(200);
     expect(read.type).toMatch(/^text\/event-stream/);
     expect(read.closed).toBe(true);
-    const names = read.events.map((e) => e.event);
-    expect(names.at(-1)).toBe('settled');
-    expect(names.filter((n) => n === 'settled')).toHaveLength(1);
+    const kinds = read.events.map((e) => e.event);
+    expect(kinds.at(-1)).toBe('settled');
+    expect(kinds.filter((n) => n === 'settled')).toHaveLength(1);
     const steps = read.events.filter((e) => e.event === 'step').map((e) => JSON.parse(e.data));
-    const total = steps[0].total;
-    expect(total).toBeGreaterThan(3);
-    // Every step finished exactly once, and no step is reported twice in the same status.
-    const keys = steps.map((s) => `${s.index}:${s.step.status}`);
-    expect(new Set(keys).size).toBe(keys.length);
-    for (let i = 0; i < total; i++) expect(keys, `step ${i}`).toContain(`${i}:succeeded`);
-    // A step never moves back (running after succeeded), whatever order reads came in.
-    for (let i = 0; i < total; i++) {
-      const seen = keys.filter((k) => k.startsWith(`${i}:`)).map((k) => k.split(':')[1]);
-      expect(seen.indexOf('running')).toBeLessThanOrEqual(Math.max(0, seen.indexOf('succeeded')));
-    }
     const settled = JSON.parse(read.events.at(-1)!.data);
     expect(settled).toMatchObject({ workflow: res.body.workflowName, phase: 'succeeded', settled: true, host: 'acme-web.apps.test' });
-    expect(settled.steps).toHaveLength(total);
+    const names: string[] = settled.steps.map((s: { name: string }) => s.name);
+    expect(names.length).toBeGreaterThan(3);
+    // Every step finished exactly once, and no step is reported twice in the same status.
+    const keys = steps.map((s) => `${s.step.name}:${s.step.status}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const name of names) expect(keys, name).toContain(`${name}:succeeded`);
+    // A step never moves back (running after succeeded), whatever order reads came in.
+    for (const name of names) {
+      const seen = steps.filter((s) => s.step.name === name).map((s) => s.step.status);
+      expect(seen.at(-1), name).toBe('succeeded');
+    }
     // The heartbeat comes between events while a step runs (40 ms a step, a beat every 20 ms).
     expect(read.comments).toContain('heartbeat');
   });
