@@ -26,6 +26,7 @@ import type { AuthLimits } from './auth-limit.js';
 import { readJsonBody } from './body.js';
 import { docsRouter } from './docs.js';
 import { errorMiddleware, statusWithoutBody } from './errors.js';
+import { homeRouter } from './home.js';
 import { iconRouter } from './icon.js';
 import { mcpRouter, readMcpBody } from './mcp.js';
 import { metricsRouter, type Metrics } from './metrics.js';
@@ -151,6 +152,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   app.use(statusWithoutBody());
   app.use(methods.allowedMethods());
   app.use(health.routes());
+  app.use(homeRouter(invokeDeps.config.baseUrl).routes());
   app.use(docsRouter().routes());
   app.use(iconRouter().routes());
   if (options.metrics && options.metricsToken) app.use(metricsRouter(options.metrics, options.metricsToken).routes());
