@@ -100,6 +100,27 @@ describe('GET /api/v1/workflows/{name}/events', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('ends the stream, without a settlement, when pds shuts down; the drain does not wait for it', async () => {
+    const slow = await startTestServer({ PDS_SANDBOX_STEP_MS: '60000' });
+    try {
+      const created = await slow.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'slowco', admins: 'root' });
+      const res = await fetch(`${slow.url}/api/v1/workflows/${created.body.workflowName}/events`, {
+        headers: { authorization: `Bearer ${await slow.token('root')}` },
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      await reader.read(); // the opening comment: the stream is up
+      const { unfinished } = await slow.shutdown(20_000);
+      expect(unfinished).toBe(0);
+      let text = '';
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value);
+      expect(text).not.toContain('event: settled');
+    } finally {
+      await slow.stop();
+    }
+  });
+
   it('is a GET in OpenAPI with a text/event-stream answer', async () => {
     const doc = parse(await (await fetch(`${pds.url}/openapi.yaml`)).text());
     const op = doc.paths['/api/v1/workflows/{name}/events'].get;
