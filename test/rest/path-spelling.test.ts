@@ -47,6 +47,7 @@ const PUBLIC_PROTOCOL = new Set([
   '/oauth/interaction/:uid/consent',
   '/oauth/interaction/:uid/abort',
   '/oauth/callback/:upstream',
+  '/oauth/interaction/:uid/callback/:upstream',
   // The front door (issue 19 item 7): a page for a browser's Accept, the JSON 404 for API clients; never 401.
   '/',
 ]);
