@@ -15,7 +15,7 @@ import { startDexFixture, type DexFixture } from '../fixtures/dex.js';
 import { Browser } from '../helpers/browser.js';
 import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
-const PDS = path.resolve('bin/pds.js');
+const PDS = path.resolve('bin/pds-src.js');
 let dex: DexFixture;
 let pds: TestServer;
 let home: string;

@@ -15,7 +15,7 @@ import { registerRepository, startTestServer, waitForWorkflow, type TestServer }
 
 const run = promisify(execFile);
 const inspectorBuild = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build');
-const pdsBin = path.resolve('bin/pds.js');
+const pdsBin = path.resolve('bin/pds-src.js');
 
 let pds: TestServer;
 beforeAll(async () => {
