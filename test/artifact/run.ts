@@ -11,6 +11,7 @@ import type { ImageLayout } from './image.js';
 /** The image's program: `node` is the Node running this test (the image's is checked by the base image's tag). */
 export const program = (argv: string[]) => (argv[0] === 'node' ? [process.execPath, ...argv.slice(1)] : argv);
 
+/** A started server: its base URL (`http://127.0.0.1:<PORT>`), the environment it got, its output so far, its exit. */
 export interface Running {
   url: string;
   env: Record<string, string>;
@@ -52,6 +53,7 @@ export function token(image: ImageLayout, server: Running, user: string): string
   return result.stdout.trim();
 }
 
+/** One JSON request with a bearer token; the status and the parsed body. */
 export async function api(server: Running, bearer: string, method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(server.url + p, {
     method,
@@ -61,7 +63,10 @@ export async function api(server: Running, bearer: string, method: string, p: st
   return { status: res.status, body: await res.json() };
 }
 
-/** Wait for a workflow through the API's own long poll (`wait_seconds`: answers once settled, or at the deadline). */
+/**
+ * Wait for a workflow through the API's own long poll (`wait_seconds`: answers once settled, or at the deadline), for at
+ * most 60 s; returns its audit status (`succeeded`, `failed`, or `submitted` when the deadline passed).
+ */
 export async function settled(server: Running, bearer: string, name: string): Promise<string> {
   const deadline = Date.now() + 60_000;
   for (;;) {
