@@ -104,7 +104,7 @@ function idTokenKey(secret: Uint8Array) {
 
 /**
  * oidc-provider, imported once. Version 9 warns at import that it is tested on Node 22; pds runs on Node 20 (the
- * team's pin) and its own suite (`test/auth/oauth*.test.ts`) is what vouches for that, so this one line is dropped
+ * team's pin) and its own suite (`test/oauth/`) is what vouches for that, so this one line is dropped
  * instead of showing in every start-up.
  */
 let loaded: Promise<typeof import('oidc-provider')> | undefined;

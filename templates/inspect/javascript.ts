@@ -21,7 +21,7 @@ const ENTRY_FILE = /^[A-Za-z0-9._@/-]+$/;
 
 /**
  * Settings of the JavaScript server template.
- * @param entryOverride the caller's `entry`: a script path inside the repository (`./` is dropped), e.g. `bin/www.js`.
+ * @param entryOverride the caller's `entry`: a script path inside the repository (`./` is dropped), e.g. `./bin/www.js`.
  * @throws InvalidParams for an `entryOverride` that is not a path inside the repository; when package.json is not a
  * JSON object.
  */
