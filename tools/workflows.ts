@@ -1,4 +1,4 @@
-/** Workflow progress and the audit trail (SPEC.md "Workflows and audit"). */
+/** Workflow progress and the audit trail (`docs/api.md#workflows-and-audit`). */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
 import { AuditEntry, ServiceName, TeamName } from '../core/model.js';
@@ -9,7 +9,7 @@ import { requireTenantAccess, roleAllows, roleIn, visibleTenants } from './acces
 import { defineTool } from './define.js';
 import { WaitOutcome, WaitSeconds, WorkflowPhase, WorkflowStep, settledDetails, viewPhase, waitForWorkflow } from './workflow-view.js';
 
-/** Entries `GET /api/v1/audit` returns (SPEC.md "Limits"). */
+/** Entries `GET /api/v1/audit` returns (`docs/api.md#limits`). */
 export const AUDIT_LIMIT = 50;
 
 const WorkflowName = z

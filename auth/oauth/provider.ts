@@ -5,7 +5,7 @@
  *
  * - **Codes**: authorization code with PKCE, `S256` only (oidc-provider accepts no other method), required of every
  *   client; codes live 60 s and are single-use (a replayed code revokes what it granted).
- * - **Access tokens**: the SPEC's self-issued HS256 JWTs — issuer `PDS_BASE_URL`, `aud` the RFC 8707 resource asked
+ * - **Access tokens**: the self-issued HS256 JWTs of `docs/api.md#authentication` — issuer `PDS_BASE_URL`, `aud` the RFC 8707 resource asked
  *   for (the base URL or `{base}/mcp`; any other resource is `invalid_target`), `scope`, `client_id`, 10 minutes —
  *   verified by `auth/self-issued.ts` like any pds token.
  * - **Refresh tokens**: issued to every client allowed the grant, rotated on each use; presenting a used one again

@@ -1,5 +1,5 @@
 /**
- * Inspector of the JavaScript server template (SPEC.md "Scaffolding templates by repository content", rule 4): the
+ * Inspector of the JavaScript server template (`docs/api.md#scaffolding-templates`, rule 4): the
  * entry script node runs, from package.json `scripts.start` or `main` or a conventional file name, on top of the
  * shared Node build settings.
  */

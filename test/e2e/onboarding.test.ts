@@ -1,5 +1,5 @@
 /**
- * SPEC.md "First-time onboarding sequence", steps 4-6, against a started pds: once over REST (as curl and CI would)
+ * `docs/api.md#first-time-onboarding-sequence`, steps 4-6, against a started pds: once over REST (as curl and CI would)
  * and over MCP (as an agent would) with every client of test/helpers/mcp-clients.ts: the v1 and v2 SDK clients over
  * Streamable HTTP, on protocol 2025-11-25 and 2026-07-28.
  */

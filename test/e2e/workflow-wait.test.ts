@@ -42,7 +42,7 @@ describe('waiting on a workflow over REST', () => {
       action: 'deploy', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.1.1',
     });
     expect(res.status).toBe(200);
-    expect(res.body).not.toHaveProperty('settled'); // no wait asked: the SPEC's answer
+    expect(res.body).not.toHaveProperty('settled'); // no wait asked: the contract's answer
     const name = res.body.workflowName;
     let running: any;
     for (let i = 0; i < 200 && !running; i++) {
