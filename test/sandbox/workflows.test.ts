@@ -214,7 +214,8 @@ describe('sandbox workflows', () => {
         workflowName: 'wf-late', status: 'submitted', riskLevel: 'medium', message: '',
       }, {}),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
-    await new Promise((r) => setTimeout(r, 20));
+    // The listener is told after the record settles, and nothing orders the two: wait for the telling itself.
+    await waitFor(() => seen.length > 0, 'the onSettled listener to be told');
     expect(seen).toEqual(['wf-late:succeeded']);
     expect(recorded.lines).toContainEqual(
       expect.objectContaining({ level: 'error', workflow: 'wf-late', err: expect.objectContaining({ message: 'a broken listener does not stop the others' }) }),
