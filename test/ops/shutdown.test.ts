@@ -53,7 +53,8 @@ async function startPds(): Promise<Pds> {
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const pds = { child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
   started.push(pds);
-  const deadline = Date.now() + 20_000;
+  // Starting through tsx takes seconds on a quiet machine and many more on a loaded one: a generous bound.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pds exited early:\n${output}`);
     if (await fetch(`${pds.url}/healthz`).then((r) => r.ok, () => false)) return pds;
