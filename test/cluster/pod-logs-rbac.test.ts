@@ -44,7 +44,9 @@ beforeAll(async () => {
     namespace: TEAM,
     body: {
       metadata: { name: 'web-1', labels: { [LABEL.tenant]: TEAM, [LABEL.service]: 'web' } },
-      spec: { nodeName: 'node-1', automountServiceAccountToken: false, containers: [{ name: 'web', image: 'registry.localhost/pds/nolog-acme/web:0.1.0' }] },
+      // Its own ServiceAccount (made above), not "default", which the controller manager makes a moment after the
+      // namespace: the ServiceAccount admission plugin refuses a pod whose account does not exist yet.
+      spec: { nodeName: 'node-1', serviceAccountName: ACCOUNT.name, automountServiceAccountToken: false, containers: [{ name: 'web', image: 'registry.localhost/pds/nolog-acme/web:0.1.0' }] },
     },
   });
   dir = mkdtempSync(path.join(tmpdir(), 'pds-pod-logs-rbac-'));
