@@ -4,7 +4,7 @@
  *
  * | file | what |
  * |---|---|
- * | `kubeconfig.ts` | in-cluster or `KUBECONFIG`; counts API server requests |
+ * | `kubeconfig.ts` | in-cluster or `KUBECONFIG`; counts API server requests and bounds each by `PDS_KUBE_TIMEOUT_S` |
  * | `informers.ts` | one informer per kind pds reads; reads are answered from them |
  * | `backend.ts`, `pod-logs.ts` | tenants, services, status, resources; logs from pods (or `../loki/`) |
  * | `operations.ts` | the operation table: each operation's Workflow arguments |
