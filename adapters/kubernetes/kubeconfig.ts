@@ -1,8 +1,8 @@
 /**
  * Where pds finds its cluster: the in-cluster ServiceAccount when it runs in a pod, else `KUBECONFIG` (or
  * `~/.kube/config`), as kubectl does. The returned config counts the API server requests made through it, so the
- * benchmark and the tests can show that warm reads make none, and bounds every one of them by `PDS_KUBE_TIMEOUT_S`
- * (STYLE.md "Every outbound call is bounded").
+ * benchmark and the tests can show that warm reads make none, and bounds every one of them by `PDS_KUBE_TIMEOUT_S`,
+ * as every outbound call of pds is bounded (README "Configuration").
  */
 import { readFileSync } from 'node:fs';
 import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
