@@ -189,7 +189,7 @@ describe('workflow transitions', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(await lineOf(res.headers.get('x-request-id'))).toMatchObject({ tool: 'platform_deploy_service', workflow: res.body.workflowName });
     await waitForWorkflow(pds, 'alice', res.body.workflowName);
-    await expect.poll(() => memory.lines().find((l) => l.workflow === res.body.workflowName && l.phase)).toMatchObject({
+    await expect.poll(() => memory.lines().find((l) => l.workflow === res.body.workflowName && l.phase), { timeout: 10_000 }).toMatchObject({
       operation: 'deploy-service', phase: 'succeeded', seconds: expect.any(Number), msg: `workflow ${res.body.workflowName} succeeded`,
     });
     // A line per step as it ran, in order, each saying which of how many.
