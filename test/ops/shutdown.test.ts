@@ -16,7 +16,7 @@ import { freePort } from '../helpers/server.js';
 
 const SECRET = 'shutdown-test-secret-'.padEnd(48, 'x');
 const METRICS_TOKEN = 'shutdown-test-metrics-token';
-const PDS = path.resolve('bin/pds.js');
+const PDS = path.resolve('bin/pds-src.js');
 
 interface Pds {
   child: ChildProcessWithoutNullStreams;
@@ -174,7 +174,7 @@ it('finishes every accepted request on SIGTERM, exits 0, and the next pds resume
     ),
     ...Array.from({ length: 8 }, (_, i) => halfSent('bob', 'POST', '/api/v1/repos/sync', { team: 'acme', pad: i })),
   ];
-  // Every request's headers are in (authenticated, through the route limit): pds is waiting for their bodies.
+  // Every request's headers are in (each bearer token looked up): pds is waiting for their bodies.
   await until('pds to have read every request of the burst', async () => (await authenticated(first.url)) - before >= burst.length);
   first.child.kill('SIGTERM');
   // The drain has begun once the listener is closed.
