@@ -16,7 +16,7 @@ import type { Context, Middleware } from 'koa';
 import coBody from 'co-body';
 import { isPlatformError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { OAUTH_ROUTES, ACCOUNT_KIND, REFRESH_TOKEN_TTL, INTERACTION_TTL, interactionPath, type AuthorizationServer } from '../auth/oauth/provider.js';
+import { OAUTH_ROUTES, ACCOUNT_KIND, accountKey, REFRESH_TOKEN_TTL, INTERACTION_TTL, interactionPath, type AuthorizationServer } from '../auth/oauth/provider.js';
 import type { Upstream, UpstreamAttempt } from '../auth/oauth/upstream.js';
 import { SCOPE_DESCRIPTIONS, isScope } from '../auth/scopes.js';
 import { consentPage, messagePage, signInPage } from './oauth-pages.js';
@@ -176,7 +176,7 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
     let result: Record<string, unknown>;
     try {
       const person = await upstream.finish(new URL(ctx.originalUrl, callbackUrl(baseUrl, upstream)), saved as unknown as UpstreamAttempt);
-      await store.upsert(ACCOUNT_KIND, person.userId, { groups: person.groups }, REFRESH_TOKEN_TTL);
+      await store.upsert(ACCOUNT_KIND, accountKey(person.userId), { groups: person.groups }, REFRESH_TOKEN_TTL);
       result = { login: { accountId: person.userId } };
     } catch (err) {
       if (!isPlatformError(err)) throw err;
