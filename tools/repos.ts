@@ -5,6 +5,9 @@
 import { z } from 'zod';
 import { Repository, RepoFullName, TeamName } from '../core/model.js';
 import { defineTool } from './define.js';
+import { Forbidden } from '../core/errors.js';
+import { isGitHubLogin } from '../core/identity.js';
+import type { Identity } from '../auth/identity.js';
 
 const RepoList = z.object({
   team: z.string(),
@@ -31,13 +34,24 @@ export const listRepos = defineTool({
   },
 });
 
+/**
+ * The caller's code-host login: the user id when it is a GitHub login (a PAT, GitHub sign-in, or a pds token standing
+ * for one), else none — an e-mail or `oidc:` identity has no code-host account pds knows of.
+ */
+function codeHostLogin(identity: Identity): string | undefined {
+  return isGitHubLogin(identity.userId) ? identity.userId : undefined;
+}
+
 export const syncRepos = defineTool({
   name: 'platform_sync_repos',
   title: 'Sync repositories from the code-host app',
   description:
-    'Discovers repositories the code-host app (GitHub App) was installed on by a user and registers them for the ' +
-    'tenant. Call after installing the app through the URL from platform_grant_repo_access. Returns every registered ' +
-    'repository and which were added now. Counts against the write limit (20 per minute).',
+    'Discovers repositories the code-host app (GitHub App) was installed on and registers for the tenant those the ' +
+    'caller can push to on the code host (their own account\'s, and the ones asked for with platform_grant_repo_access). ' +
+    'Call after installing the app through the URL from platform_grant_repo_access. Returns every registered ' +
+    'repository, which were added now and which were refused with why. It never registers a repository the caller ' +
+    'cannot push to, and it syncs only as the caller: a sign-in without a GitHub login cannot sync. Counts against the ' +
+    'write limit (20 per minute).',
   input: z.object({
     team: TeamName.describe('Tenant name, e.g. "acme"'),
     user: z
@@ -45,17 +59,33 @@ export const syncRepos = defineTool({
       .min(1)
       .max(100)
       .optional()
-      .describe('Code-host user whose app installations to search, e.g. "octocat"; defaults to the caller'),
+      .describe('The caller\'s own code-host login, e.g. "octocat" (the default); any other login is refused'),
   }),
-  output: RepoList.extend({ added: z.array(z.string()).describe('Repositories newly registered, "<owner>/<repo>"') }),
+  output: RepoList.extend({
+    added: z.array(z.string()).describe('Repositories newly registered, "<owner>/<repo>"'),
+    refused: z
+      .array(z.object({ repo: z.string().describe('"<owner>/<repo>"'), reason: z.string().describe('Why it was not registered') }))
+      .describe('Repositories found or asked for but not registered, e.g. because the caller cannot push to them'),
+  }),
   rest: { method: 'POST', path: '/api/v1/repos/sync' },
   access: { tenant: (i) => i.team, role: 'member' },
   kind: 'write',
   toolset: 'repos',
   annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ team, user }, { platform, identity }) => {
-    const { repositories, added } = await platform.codeHost.syncRepositories(team, user ?? identity.userId);
-    return { team, items: repositories, count: repositories.length, added };
+    const login = codeHostLogin(identity);
+    if (!login) {
+      throw new Forbidden(
+        `sync registers the repositories the caller can push to on the code host, and "${identity.userId}" is no code-host ` +
+          'login; sync with a GitHub personal access token or after signing in with GitHub',
+      );
+    }
+    // GitHub logins are case-insensitive; anyone else's login would register what they, not the caller, may push to.
+    if (user !== undefined && user.toLowerCase() !== login.toLowerCase()) {
+      throw new Forbidden(`user: "${user}" is not the caller; sync runs only as the caller's own code-host login (${login}), or leave user out`);
+    }
+    const { repositories, added, refused } = await platform.codeHost.syncRepositories(team, login);
+    return { team, items: repositories, count: repositories.length, added, refused };
   },
 });
 
@@ -65,7 +95,8 @@ export const grantRepoAccess = defineTool({
   description:
     'Returns the URL where a person installs the platform\'s code-host app (GitHub App) on a repository, so the ' +
     'platform can read and build it. Use when platform_list_repos does not show the repository. Open the URL, install ' +
-    'the app, then call platform_sync_repos. It cannot install the app itself. Counts against the write limit.',
+    'the app, then call platform_sync_repos, which registers it only if the caller can push to it. It cannot install ' +
+    'the app itself. Counts against the write limit.',
   input: z.object({
     team_name: TeamName.describe('Tenant name, e.g. "acme"'),
     repo: RepoFullName.describe('Repository, "<owner>/<repo>", e.g. "acme/web"'),
