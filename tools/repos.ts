@@ -46,12 +46,9 @@ export const syncRepos = defineTool({
   name: 'platform_sync_repos',
   title: 'Sync repositories from the code-host app',
   description:
-    'Discovers repositories the code-host app (GitHub App) was installed on and registers for the tenant those the ' +
-    'caller can push to on the code host (their own account\'s, and the ones asked for with platform_grant_repo_access). ' +
-    'Call after installing the app through the URL from platform_grant_repo_access. Returns every registered ' +
-    'repository, which were added now and which were refused with why. It never registers a repository the caller ' +
-    'cannot push to, and it syncs only as the caller: a sign-in without a GitHub login cannot sync. Counts against the ' +
-    'write limit (20 per minute).',
+    'Registers for the tenant the code-host app\'s repositories the caller can push to: their own, and those asked for ' +
+    'with platform_grant_repo_access (call after installing the app). Returns the registered, added and refused ' +
+    'repositories. Counts against the write limit (20 per minute).',
   input: z.object({
     team: TeamName.describe('Tenant name, e.g. "acme"'),
     user: z
@@ -59,13 +56,11 @@ export const syncRepos = defineTool({
       .min(1)
       .max(100)
       .optional()
-      .describe('The caller\'s own code-host login, e.g. "octocat" (the default); any other login is refused'),
+      .describe('The caller\'s own code-host login (default), e.g. "octocat"'),
   }),
   output: RepoList.extend({
     added: z.array(z.string()).describe('Repositories newly registered, "<owner>/<repo>"'),
-    refused: z
-      .array(z.object({ repo: z.string().describe('"<owner>/<repo>"'), reason: z.string().describe('Why it was not registered') }))
-      .describe('Repositories found or asked for but not registered, e.g. because the caller cannot push to them'),
+    refused: z.array(z.object({ repo: z.string(), reason: z.string() })).describe('Not registered, with why'),
   }),
   rest: { method: 'POST', path: '/api/v1/repos/sync' },
   access: { tenant: (i) => i.team, role: 'member' },
@@ -95,8 +90,7 @@ export const grantRepoAccess = defineTool({
   description:
     'Returns the URL where a person installs the platform\'s code-host app (GitHub App) on a repository, so the ' +
     'platform can read and build it. Use when platform_list_repos does not show the repository. Open the URL, install ' +
-    'the app, then call platform_sync_repos, which registers it only if the caller can push to it. It cannot install ' +
-    'the app itself. Counts against the write limit.',
+    'the app, then call platform_sync_repos. It cannot install the app itself. Counts against the write limit.',
   input: z.object({
     team_name: TeamName.describe('Tenant name, e.g. "acme"'),
     repo: RepoFullName.describe('Repository, "<owner>/<repo>", e.g. "acme/web"'),

@@ -114,10 +114,8 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
     'environment. action=onboard registers a new service (first tag usually "0.1.0") with its port and optional ' +
     'template and health check path; action=deploy ships a new tag of an onboarded service (what CI calls on every ' +
     'push to main); action=update-config replaces the whole environment with env_vars (variables not listed are ' +
-    'removed: send the full set). Refused at once, with the fix, when the tenant or service (deploy, update-config) ' +
-    'is missing, the service exists (onboard), the repository is not registered or has no build file, the quota is ' +
-    'full (onboard), or a deploy names another repository than the service builds from (move_from_repo moves it, ' +
-    'on purpose). It does not ' +
+    'removed: send the full set). Refused at once, with the fix, when the tenant, service, build file or quota room ' +
+    'is missing, the service exists (onboard), or the repository is not registered or not the service\'s. It does not ' +
     'write the build file or CI job (platform_scaffold_repository does).',
   parameters: z
     .strictObject({
@@ -127,10 +125,8 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
       git_tag: GitTagParam.optional().describe('Git tag to build and deploy, SemVer X.Y.Z, e.g. "0.1.1". Required for deploy and onboard'),
       dockerfile_repo: RepoParam.optional().describe('"<owner>/<repo>" holding the build file, e.g. "acme/web". Required for deploy and onboard'),
       dockerfile_path: RelativePathParam.optional(),
-      move_from_repo: RepoParam.optional().describe(
-        'Only to move a service to another repository on purpose (deploy): the "<owner>/<repo>" it builds from now, e.g. ' +
-          '"acme/web-old"; the deploy then builds dockerfile_repo and the service builds from it from then on',
-      ),
+      // No pattern: preflight accepts only the service's own repository here, so nothing else reaches a record.
+      move_from_repo: z.string().max(141).optional().describe('Repository a deploy moves the service from'),
       env_vars: EnvVarsParam.optional().describe('KEY=VALUE lines, the full environment, e.g. "LOG_LEVEL=info". Required for update-config'),
       port: PortParam.optional().describe('Container port, e.g. "8787". Required for onboard'),
       service_template: z
