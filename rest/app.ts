@@ -31,8 +31,10 @@ import { metricsRouter, type Metrics } from './metrics.js';
 import { requestLog } from './request-log.js';
 import { openApiYaml } from './openapi.js';
 import { clientAddress } from './ratelimit.js';
+import { cachedProbe } from './readiness.js';
 import { createRouter } from './router.js';
 import { toolRouter } from './routes.js';
+import { frameGuard } from './frame-guard.js';
 
 /** Everything the app needs; built by the composition root (`server.ts`). */
 export interface RestAppOptions {
@@ -66,6 +68,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   app.silent = true; // errors are rendered and logged by errorMiddleware, never printed twice
 
   const health = createRouter();
+  const ready = cachedProbe(() => invokeDeps.platform.ready());
   health.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
@@ -73,7 +76,7 @@ export function createRestApp(options: RestAppOptions): Koa {
     if (options.draining?.aborted) {
       ctx.status = 503;
       ctx.body = { error: 'not ready: pds is shutting down' };
-    } else if (await invokeDeps.platform.ready()) {
+    } else if (await ready()) {
       ctx.body = { status: 'ready', backend: invokeDeps.platform.kind };
     } else {
       ctx.status = 503;
@@ -117,7 +120,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   };
 
   const doors = doorsFor(tools);
-  const api = toolRouter(tools, (tool, input, identity, door) => invoke(tool, input, identity, invokeDeps, { door }), doors, [
+  const api = toolRouter(tools, (tool, input, identity, door, interaction) => invoke(tool, input, identity, invokeDeps, { door, interaction }), doors, [
     authenticate,
     readJsonBody(),
     limit,
@@ -138,6 +141,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   if (options.metrics) app.context.metrics = options.metrics;
   app.use(requestLog({ log: options.log ?? silentLogger, metrics: options.metrics }));
   app.use(errorMiddleware(options.log));
+  app.use(frameGuard());
   // Runs after everything below: a request nothing answered gets a JSON 404, and allowedMethods' 405 a JSON body.
   app.use(statusWithoutBody());
   app.use(methods.allowedMethods());

@@ -19,7 +19,7 @@
  * All state (codes, refresh tokens, grants, sessions, interactions, registered clients, device codes) is kept in the
  * {@link OAuthStore}; cookie keys and the ID-token key derive from the HS256 secret, so every replica agrees.
  */
-import { createHmac, createPrivateKey } from 'node:crypto';
+import { createHmac, createPrivateKey, randomBytes } from 'node:crypto';
 import type { KoaContextWithOIDC, default as ProviderType, Configuration, ClientMetadata } from 'oidc-provider';
 import type { OAuthStore } from '../../core/ports.js';
 import type { Logger } from '../../core/logger.js';
@@ -27,6 +27,7 @@ import { pdsResources } from '../self-issued.js';
 import { SCOPES } from '../scopes.js';
 import { storeAdapter } from './store-adapter.js';
 import { parseUserId } from '../../core/identity.js';
+import { CLIENT_IDLE_TTL, CLIENT_TOUCH_SLACK, registrationProblem } from './registration.js';
 
 /** Access-token lifetime, seconds. */
 export const ACCESS_TOKEN_TTL = 600;
@@ -84,10 +85,11 @@ export interface AuthorizationServerOptions {
   /** Pages oidc-provider renders itself (device code, errors); see `rest/oauth-pages.ts`. */
   pages: ProviderPages;
   /**
-   * fetch for Client ID Metadata Documents. The default refuses addresses that are not public (SSRF protection);
-   * tests point client ids at loopback through this.
+   * fetch for every URL a client names: Client ID Metadata Documents, `jwks_uri`, `sector_identifier_uri`. The
+   * composition root passes the outbound rule's fetch (`adapters/outbound/fetch.ts`: public addresses only, checked
+   * before connecting; no redirects; deadline and size cap); `auth/` does not import adapters.
    */
-  fetch?: typeof fetch;
+  fetch: typeof fetch;
   log: Logger;
 }
 
@@ -185,7 +187,19 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true, initialAccessToken: false },
+      registration: {
+        enabled: true,
+        initialAccessToken: false,
+        // Registration management is not routed, so a registration access token would be stored for nothing.
+        issueRegistrationAccessToken: false,
+        // The first hook oidc-provider calls with the parsed body, before it validates or stores anything: the place
+        // for pds's own rules (size, redirect URIs), answered as RFC 7591 errors.
+        idFactory: (ctx) => {
+          const problem = registrationProblem((ctx as KoaContextWithOIDC).oidc.body);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return randomBytes(16).toString('base64url');
+        },
+      },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
@@ -236,22 +250,31 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     },
     // Browser-based MCP clients call the token and registration endpoints cross-origin; PKCE binds what they get.
     clientBasedCORS: () => true,
+    // A key set or sector document is small; oidc-provider reads these two without a cap unless told one.
+    fetchResponseBodyLimits: { 'client_id metadata document': 5 * 1024, jwks_uri: 64 * 1024, sector_identifier_uri: 64 * 1024 },
     // A browser gets a page; anything that does not ask for HTML first gets OAuth's JSON error.
     renderError: async (ctx, out) => {
       if (ctx.accepts('json', 'html') === 'html') return html(ctx, pages.error(out as { error: string; error_description?: string }));
       ctx.body = out;
     },
   };
-  if (options.fetch) {
-    const fetchImpl = options.fetch;
-    // oidc-provider passes its SSRF-checking dispatcher in the options; an injected fetch decides for itself.
-    (configuration as { fetch?: unknown }).fetch = (url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
-      const { dispatcher: _dispatcher, ...rest } = init;
-      return fetchImpl(url, rest);
-    };
-  }
+  const fetchImpl = options.fetch;
+  // oidc-provider passes a dispatcher that checks the address only after the socket connected (a port-probing timing
+  // oracle); the injected fetch checks before connecting, so that dispatcher is dropped.
+  (configuration as { fetch?: unknown }).fetch = (url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
+    const { dispatcher: _dispatcher, ...rest } = init;
+    return fetchImpl(url, rest);
+  };
   const provider = new Provider(baseUrl, configuration);
   provider.proxy = options.trustProxy;
+  // A registered client's use (a code issued, a token granted) keeps it for another CLIENT_IDLE_TTL.
+  const used = (ctx: KoaContextWithOIDC) => {
+    const clientId = ctx.oidc?.client?.clientId;
+    if (!clientId) return;
+    store.touch('Client', clientId, CLIENT_IDLE_TTL, CLIENT_TOUCH_SLACK).catch((err: unknown) => options.log.warn({ err, clientId }, 'could not extend a registered client'));
+  };
+  provider.on('authorization.success', used);
+  provider.on('grant.success', used);
   provider.on('server_error', (_ctx, err) => options.log.error({ err }, 'OAuth authorization server error'));
   // Koa prints errors it sees to stderr unless someone listens; pds's logger listens instead.
   (provider as unknown as NodeJS.EventEmitter).on('error', (err: unknown) => options.log.error({ err }, 'OAuth authorization server error'));
