@@ -6,6 +6,7 @@
  * and the shared-organisation monorepo the rule allows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRecordStore } from '../../adapters/sql/index.js';
 import { executeAndWait, registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
@@ -72,6 +73,26 @@ describe('registration needs push access of the caller (issue 17 item 2)', () =>
     expect(items).toEqual([expect.objectContaining({ fullName: 'acme/mono', registeredBy: 'alice', registeredVia: 'push-access:org-member' })]);
     expect((await executeAndWait(pds, 'alice', 'deploy-service', onboard('acme', 'web', 'acme/mono'))).audit.status).toBe('succeeded');
     expect((await executeAndWait(pds, 'alice', 'deploy-service', onboard('acme-pay', 'api', 'acme/mono'))).audit.status).toBe('succeeded');
+  });
+});
+
+describe('registrations from before the rule (issue 17 item 2)', () => {
+  it('build nothing until someone who may push syncs them again', async () => {
+    // A row as migration 0004 leaves an older registration: no registrant (written through a second connection).
+    const store = await openRecordStore({ dataDir: pds.dataDir });
+    try {
+      const acme = (await store.tenants.get('acme'))!;
+      await store.repositories.register(acme.uid, 'acme', [{ fullName: 'bravo/legacy', defaultBranch: 'main', private: true, url: 'u' }]);
+    } finally {
+      await store.close();
+    }
+    const legacy = await execute('alice', 'deploy-service', onboard('acme', 'legacy', 'bravo/legacy'));
+    expect(legacy.status).toBe(403);
+    expect(legacy.body.error).toMatch(/before registrations needed push access/);
+    // alice may not push to bravo's code, so her sync does not make it buildable either.
+    await pds.api('alice', 'POST', '/api/v1/repos/grant-access', { team_name: 'acme', repo: 'bravo/legacy' });
+    expect((await pds.api('alice', 'POST', '/api/v1/repos/sync', { team: 'acme' })).body.added).not.toContain('bravo/legacy');
+    expect((await execute('alice', 'deploy-service', onboard('acme', 'legacy', 'bravo/legacy'))).status).toBe(403);
   });
 });
 
