@@ -104,7 +104,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       .action(async (args: string[]) => setExit(await module.run(args)));
   }
   program.addCommand(completionCommand(program).copyInheritedSettings(program));
-  program.addHelpText('after', '\nStart with: pds dev (a sandbox on this machine, you as admin) or pds login --server https://pds.example.com\nOptions of a command: pds <command> --help');
+  program.addHelpText('after', '\nStart with: pds login --server https://pds.example.com\nOr try it here: pds dev (the sandbox on this machine, you as platform admin)\nOptions of a command: pds <command> --help');
   return program;
 }
 
