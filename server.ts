@@ -27,7 +27,7 @@ import { createAuthorizationServer } from './auth/oauth/provider.js';
 import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
 import { dexUpstream } from './auth/oauth/upstream-dex.js';
 import { githubUpstream } from './auth/oauth/upstream-github.js';
-import type { Upstream } from './auth/oauth/upstream.js';
+import type { SignInProvider } from './auth/oauth/upstream.js';
 import { providerPages } from './rest/oauth-pages.js';
 import { oauthInteractionRouter, oauthProtocolRouter } from './rest/oauth-routes.js';
 import type { WriteLimiter } from './tools/define.js';
@@ -80,8 +80,8 @@ export interface ServerOverrides {
 }
 
 /** The upstream sign-ins `config.signIn` configures, Dex first. */
-export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Upstream[] {
-  const upstreams: Upstream[] = [];
+export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): SignInProvider[] {
+  const upstreams: SignInProvider[] = [];
   const { dex, github } = config.signIn;
   if (dex && config.authUrl) upstreams.push(dexUpstream({ ...dex, authUrl: config.authUrl, userClaim: config.oidcUserClaim, fetch: fetchImpl }));
   if (github) {

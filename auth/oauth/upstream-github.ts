@@ -6,10 +6,10 @@
  */
 import * as oidc from 'openid-client';
 import type { GitHubUserLookup } from '../../adapters/github/users.js';
-import type { Upstream, UpstreamOptions } from './upstream.js';
+import type { SignInProvider, SignInProviderOptions } from './upstream.js';
 import { upstreamError } from './upstream-errors.js';
 
-export interface GitHubUpstreamOptions extends UpstreamOptions {
+export interface GitHubSignInOptions extends SignInProviderOptions {
   /** `PDS_GITHUB_OAUTH_URL`, e.g. `https://github.com`. */
   url: string;
   /** Who a GitHub token belongs to (`GET /user` on `PDS_GITHUB_API_URL`). */
@@ -19,7 +19,7 @@ export interface GitHubUpstreamOptions extends UpstreamOptions {
 /**
  * @example const github = githubUpstream({ url: 'https://github.com', clientId, clientSecret, lookup });
  */
-export function githubUpstream(options: GitHubUpstreamOptions): Upstream {
+export function githubUpstream(options: GitHubSignInOptions): SignInProvider {
   const server: oidc.ServerMetadata = {
     issuer: options.url,
     authorization_endpoint: `${options.url}/login/oauth/authorize`,
