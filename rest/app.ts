@@ -12,7 +12,7 @@
 import { METHODS } from 'node:http';
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import { RateLimited, isPlatformError } from '../core/errors.js';
+import { ERROR_CODE_HEADER, RateLimited, isPlatformError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
@@ -72,11 +72,13 @@ export function createRestApp(options: RestAppOptions): Koa {
   health.get('/readyz', async (ctx) => {
     if (options.draining?.aborted) {
       ctx.status = 503;
+      ctx.set(ERROR_CODE_HEADER, 'UNAVAILABLE');
       ctx.body = { error: 'not ready: pds is shutting down' };
     } else if (await invokeDeps.platform.ready()) {
       ctx.body = { status: 'ready', backend: invokeDeps.platform.kind };
     } else {
       ctx.status = 503;
+      ctx.set(ERROR_CODE_HEADER, 'UNAVAILABLE');
       ctx.body = { error: 'not ready: the platform backend is still starting, unreachable, or cannot write its records' };
     }
   });

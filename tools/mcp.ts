@@ -9,7 +9,7 @@
  * answers with its own), and a stateless request builds a server per request, which must not redo schema conversion.
  *
  * Errors: a `PlatformError` becomes a tool result with `isError: true` and its message (the agent can correct itself),
- * and its data (a confirmation request) as `structuredContent` where the listed output schema admits it; anything
+ * its code in `_meta` ({@link ERROR_CODE_META}), and its data (a confirmation request) as `structuredContent` where the listed output schema admits it; anything
  * else is logged and reported as `internal error` without detail. An {@link InputRequired} thrown by a handler — or by
  * `confirmingCaller`, which puts a confirmation request to the person — becomes MCP's `input_required` result
  * (2026-07-28 multi-round-trip; the SDK's shim serves it to 2025-11-25 stdio clients). Operation results link their
@@ -33,7 +33,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { InsufficientScope, isPlatformError, type PlatformError } from '../core/errors.js';
+import { InsufficientScope, isPlatformError, type ErrorCode, type PlatformError } from '../core/errors.js';
 import type { Identity } from '../auth/identity.js';
 import { requireScopes } from './scopes.js';
 import { parseInput } from './validation.js';
@@ -60,6 +60,12 @@ export type ToolCaller = (tool: AnyTool, args: unknown, interaction: CallInterac
 
 /** Name and version of this MCP server (also the OpenAPI `info.version`). */
 export const SERVER_INFO = { name: 'pds', version: '0.1.0' } as const;
+
+/**
+ * The `_meta` key of an `isError` tool result that carries the error's stable code (`PlatformError.code`, e.g.
+ * `NOT_FOUND`): the code REST sends in `PDS-Error-Code`, the same over HTTP and stdio.
+ */
+export const ERROR_CODE_META = 'pds/errorCode';
 
 /** The pds icon (an SVG served at `/icon.svg`). */
 export const ICON_PATH = '/icon.svg';
@@ -102,7 +108,12 @@ const schemaValidator = new AjvJsonSchemaValidator();
 export function errorResult(err: unknown, log: Logger = silentLogger, tool?: AnyTool): CallToolResult {
   if (isPlatformError(err)) {
     const admitted = err.data && (!tool || !submitsWorkflow(tool) || tool.errorOutput);
-    return { isError: true, content: [{ type: 'text', text: err.message }], ...(admitted && { structuredContent: { ...err.data } }) };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: err.message }],
+      ...(admitted && { structuredContent: { ...err.data } }),
+      _meta: { [ERROR_CODE_META]: err.code },
+    };
   }
   log.error({ err }, 'unexpected error in a tool call');
   return { isError: true, content: [{ type: 'text', text: 'internal error' }] };
@@ -129,13 +140,13 @@ export interface ToolCallAnswer {
  * single `tools/call` request. A 2026-07-28 request (its `_meta` names the protocol version) gets the `resultType`
  * that revision requires; the server identity `_meta` is a SHOULD and is left out.
  */
-function toolCallAnswer(body: unknown, message: string): ToolCallAnswer | undefined {
+function toolCallAnswer(body: unknown, message: string, code: ErrorCode): ToolCallAnswer | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const request = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown> } };
   if (request.jsonrpc !== '2.0' || request.method !== 'tools/call') return undefined;
   if (typeof request.id !== 'string' && typeof request.id !== 'number') return undefined;
   const modern = typeof request.params?._meta?.[PROTOCOL_VERSION_META_KEY] === 'string';
-  const result: ToolCallAnswer['result'] = { isError: true, content: [{ type: 'text', text: message }] };
+  const result: ToolCallAnswer['result'] = { isError: true, content: [{ type: 'text', text: message }], _meta: { [ERROR_CODE_META]: code } };
   return { jsonrpc: '2.0', id: request.id, result: modern ? { ...result, resultType: 'complete' } : result };
 }
 
@@ -146,7 +157,7 @@ function toolCallAnswer(body: unknown, message: string): ToolCallAnswer | undefi
  * @param body the parsed HTTP body.
  */
 export function refusedToolCall(body: unknown, err: PlatformError): ToolCallAnswer | undefined {
-  return toolCallAnswer(body, err.message);
+  return toolCallAnswer(body, err.message, err.code);
 }
 
 /** Where `value` holds a `__proto__` key, as a dotted path (`parameters.__proto__`), or `undefined`. Iterative. */
@@ -171,7 +182,7 @@ function protoKeyPath(value: unknown): string | undefined {
  */
 export function protoKeyToolCall(body: unknown): ToolCallAnswer | undefined {
   const path = protoKeyPath((body as { params?: { arguments?: unknown } } | null)?.params?.arguments);
-  return path === undefined ? undefined : toolCallAnswer(body, `invalid parameters: ${path}: "__proto__" is not allowed as a parameter name`);
+  return path === undefined ? undefined : toolCallAnswer(body, `invalid parameters: ${path}: "__proto__" is not allowed as a parameter name`, 'INVALID_PARAMS');
 }
 
 /**

@@ -5,7 +5,9 @@
  * succeeded, 1 when it failed (with the failed step and its log tail), 4 when the timeout came first.
  */
 import ora from 'ora';
-import { callApi } from '../client/api.js';
+import type { ToolOutput } from '../../tools/rest-client.js';
+import { getWorkflow } from '../../tools/workflows.js';
+import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
 import { CliError, EXIT, usageError } from '../client/errors.js';
 import { print } from '../client/output.js';
@@ -13,16 +15,8 @@ import { print } from '../client/output.js';
 /** One REST wait while showing progress, seconds: short, so the step display follows the workflow. */
 const SLICE_SECONDS = 5;
 
-/** The workflow as `GET /api/v1/workflows/{name}` answers it (the fields read here). */
-interface WorkflowView {
-  workflow: string;
-  audit: { operation: string; status: string; message: string };
-  phase: string;
-  settled: boolean;
-  steps: { name: string; status: string; startedAt?: string; finishedAt?: string }[];
-  host?: string;
-  failedStep?: { name: string; message: string; logTail: string[] };
-}
+/** The workflow as `platform_get_workflow` (`GET /api/v1/workflows/{name}`) answers it. */
+type WorkflowView = ToolOutput<typeof getWorkflow>;
 
 /** `30m` → 1800; units s, m, h. @throws CliError (usage) for anything else. */
 export function timeoutSeconds(text: string): number {
@@ -38,6 +32,7 @@ export function waitCommand() {
     .action(async (name: string, o: { timeout: string }, command) => {
       const limit = timeoutSeconds(o.timeout);
       const { session, format } = await contextOf(command);
+      const client = clientOf(session);
       const deadline = Date.now() + limit * 1000;
       const spinner = ora({ text: `waiting for ${name}`, stream: process.stderr });
       if (spinner.isEnabled) spinner.start();
@@ -61,7 +56,7 @@ export function waitCommand() {
       for (;;) {
         const left = Math.ceil((deadline - Date.now()) / 1000);
         const wait = Math.max(0, Math.min(SLICE_SECONDS, left));
-        view = await callApi<WorkflowView>(session, 'GET', `/api/v1/workflows/${encodeURIComponent(name)}?wait_seconds=${wait}`, undefined, (wait + 30) * 1000);
+        view = await client.call(getWorkflow, { name, wait_seconds: wait });
         show(view);
         if (view.settled || Date.now() >= deadline) break;
       }
