@@ -14,6 +14,7 @@ import type {
   Service,
   Status,
   Tenant,
+  WorkflowStep,
 } from './model.js';
 
 /** Tenants, services, GitOps status, logs and resource usage (read side of the platform). */
@@ -78,17 +79,7 @@ export interface WorkflowSubmission<K extends OperationId = OperationId> {
   tenantUid?: string;
 }
 
-/** One step of a workflow as pds reports it. */
-export interface WorkflowStep {
-  name: string;
-  /** `skipped`: not run because the workflow failed (or was superseded) before reaching it. */
-  status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
-  /** ISO 8601 UTC. */
-  startedAt?: string;
-  /** ISO 8601 UTC. */
-  finishedAt?: string;
-  message?: string;
-}
+export type { WorkflowStep } from './model.js';
 
 /** One workflow as pds reports it; `phase` is already mapped to the audit status vocabulary. */
 export interface WorkflowRun {

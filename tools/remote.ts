@@ -17,19 +17,15 @@ import type { AnyTool } from './define.js';
 import { parseInput } from './validation.js';
 import type { CallInteraction } from './interaction.js';
 import type { ToolCaller } from './mcp.js';
-import { createRestClient } from './rest-client.js';
+import { createRestClient, type ToolOutput } from './rest-client.js';
 import { progressReporter, type WaitOutcome } from './workflow-view.js';
 import { getWorkflow } from './workflows.js';
 
 /** Longest single REST wait while the bridge reports progress itself, seconds. */
 export const WAIT_SLICE_SECONDS = 3;
 
-/** The parts of `GET /api/v1/workflows/{name}` the bridge reads to report progress and answer. */
-interface WorkflowView extends WaitOutcome {
-  audit: { status: 'submitted' | 'succeeded' | 'failed'; message: string };
-  steps: { name: string; status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' }[];
-  note: string;
-}
+/** `platform_get_workflow`'s answer (`GET /api/v1/workflows/{name}`), which the bridge reads to report progress. */
+type WorkflowView = ToolOutput<typeof getWorkflow>;
 
 /**
  * @param baseUrl pds base URL, e.g. `http://localhost:8080`.
@@ -57,12 +53,12 @@ export function createRestToolCaller(
   const waitReporting = async (name: string, seconds: number, interaction: CallInteraction, first?: WorkflowView): Promise<WorkflowView> => {
     const report = progressReporter(interaction);
     const deadline = Date.now() + seconds * 1000;
-    let view = first ?? ((await send(getWorkflow, { name })) as unknown as WorkflowView);
+    let view = first ?? (await client.call(getWorkflow, { name }));
     for (;;) {
       await report({ phase: view.audit.status, steps: view.steps, message: view.audit.message || view.note });
       const left = Math.ceil((deadline - Date.now()) / 1000);
       if (view.settled || left <= 0 || interaction.signal.aborted) return view;
-      view = (await send(getWorkflow, { name, wait_seconds: Math.min(WAIT_SLICE_SECONDS, left) })) as unknown as WorkflowView;
+      view = await client.call(getWorkflow, { name, wait_seconds: Math.min(WAIT_SLICE_SECONDS, left) });
     }
   };
 

@@ -1,13 +1,13 @@
 /** Workflow progress and the audit trail (SPEC.md "Workflows and audit"). */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
-import { AuditEntry, ServiceName, TeamName } from '../core/model.js';
+import { AuditEntry, ServiceName, TeamName, WorkflowStep } from '../core/model.js';
 import { isOperationId, OPERATION_IDS } from '../core/operations/index.js';
 import type { AuditVisibility, Platform, TenantRef } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import { requireTenantAccess, roleAllows, roleIn, visibleTenants } from './access.js';
 import { defineTool } from './define.js';
-import { WaitOutcome, WaitSeconds, WorkflowPhase, WorkflowStep, settledDetails, viewPhase, waitForWorkflow } from './workflow-view.js';
+import { WaitOutcome, WaitSeconds, WorkflowPhase, settledDetails, viewPhase, waitForWorkflow } from './workflow-view.js';
 
 /** Entries `GET /api/v1/audit` returns (SPEC.md "Limits"). */
 export const AUDIT_LIMIT = 50;
