@@ -20,6 +20,7 @@ import type { CallInteraction } from '../tools/interaction.js';
 import type { AnyTool } from '../tools/define.js';
 import { doorsFor } from '../tools/door.js';
 import { invoke, type InvokeDeps } from '../tools/invoke.js';
+import type { Config } from '../config.js';
 import { refusedToolCall } from '../tools/mcp.js';
 import type { AuthLimits } from './auth-limit.js';
 import { readJsonBody } from './body.js';
@@ -39,6 +40,8 @@ export interface RestAppOptions {
   /** The tools to serve. In read-only mode invoke() refuses write tools (403) and MCP does not list them. */
   tools: readonly AnyTool[];
   invokeDeps: InvokeDeps;
+  /** The configuration the HTTP edge reads (proxy trust, base URL, origins, toolsets). */
+  config: Config;
   authenticator: Authenticator;
   /** The 300/min per-user limit; mounted after authentication on `/api/v1/*` and `/mcp` (issue 3). */
   routeLimit?: Middleware;
@@ -61,8 +64,8 @@ export interface RestAppOptions {
  * @returns a Koa app whose every error body is `{ "error": "…" }` (JSON-RPC errors on `/mcp`).
  */
 export function createRestApp(options: RestAppOptions): Koa {
-  const { tools, invokeDeps, authenticator } = options;
-  const app = new Koa({ proxy: invokeDeps.config.trustProxy });
+  const { tools, invokeDeps, authenticator, config } = options;
+  const app = new Koa({ proxy: config.trustProxy });
   app.silent = true; // errors are rendered and logged by errorMiddleware, never printed twice
 
   const health = createRouter();
@@ -84,13 +87,13 @@ export function createRestApp(options: RestAppOptions): Koa {
   });
   health.get('/openapi.yaml', (ctx) => {
     ctx.type = 'application/yaml; charset=utf-8';
-    ctx.body = openApiYaml(tools, invokeDeps.config.baseUrl);
+    ctx.body = openApiYaml(tools, config.baseUrl);
   });
 
   const { authLimits } = options;
   /** @param resourcePath the protected resource the routes are (`/mcp`), for the 401's `resource_metadata`. */
   const authenticateFor = (resourcePath?: string): Middleware => async (ctx, next) => {
-    const address = clientAddress(ctx, invokeDeps.config.trustProxy);
+    const address = clientAddress(ctx, config.trustProxy);
     try {
       const attempt = { ...authLimits?.attempt(address), ...(resourcePath && { resourcePath }) };
       ctx.state.identity = await authenticator.authenticate(ctx.get('authorization') || undefined, attempt);
@@ -126,7 +129,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   ]);
   const mcp = mcpRouter({
     tools,
-    config: invokeDeps.config,
+    config,
     run: (tool: AnyTool, input: unknown, identity: Identity, interaction: CallInteraction) =>
       invoke(tool, input, identity, invokeDeps, { door: doors.mcp, interaction }),
     stateSecret: invokeDeps.confirmSecret,
