@@ -13,7 +13,7 @@ import type { Platform } from './core/ports.js';
 import { createSandboxPlatform } from './adapters/sandbox/index.js';
 import { createKubernetesPlatform } from './adapters/kubernetes/index.js';
 import { readPrivateKey } from './adapters/github/app.js';
-import { connectRedis } from './adapters/redis/connect.js';
+import { connectRedis, redisReady } from './adapters/redis/connect.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { loadOrCreateSecret } from './auth/self-issued.js';
 import type { Config } from './config.js';
@@ -160,13 +160,25 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
   const app = createRestApp({
     tools: checkedTools(),
+    config,
     invokeDeps: {
       platform,
-      config,
+      // Only what invoke() reads: handlers never hold the secrets of the configuration.
+      config: {
+        readOnly: config.readOnly,
+        baseUrl: config.baseUrl,
+        domain: config.domain,
+        workflowNamespace: config.workflowNamespace,
+        argocdNamespace: config.argocdNamespace,
+      },
       confirmSecret: secret,
       writeLimiter: overrides.writeLimiter ?? createWriteLimiter({ redis, log, onDecision }),
     },
-    authenticator: overrides.authenticator ?? createAuthenticator(config, secret, { redis, onCacheLookup: metrics.tokenCache.bind(metrics) }),
+    authenticator: overrides.authenticator ?? createAuthenticator(config, secret, {
+        lookupGitHubUser: createGitHubUserLookup({ baseUrl: config.githubApiUrl }),
+        redis: () => (redisReady(redis) ? redis : undefined),
+        onCacheLookup: metrics.tokenCache.bind(metrics),
+      }),
     routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy, log, onDecision }),
     authLimits: overrides.authLimits ?? createAuthLimits({ redis, log, onDecision }),
     publicRoutes: [

@@ -277,3 +277,18 @@ export interface Platform {
   /** Stop background work and flush state. */
   close(): Promise<void>;
 }
+
+/** A GitHub token's owner and its granted scopes, as GitHub reports them. */
+export interface GitHubTokenOwner {
+  /** GitHub login, e.g. `octocat`. */
+  login: string;
+  /** Granted OAuth scopes, e.g. `['read:user', 'repo']`; empty when the header is absent. */
+  scopes: string[];
+}
+
+/**
+ * Who a GitHub token belongs to (`createGitHubUserLookup` of `adapters/github/users.ts` asks GitHub's `GET /user`);
+ * `auth/` verifies PATs and GitHub sign-ins through it.
+ * @throws Unauthenticated when GitHub rejects the token; Unavailable when GitHub cannot be reached.
+ */
+export type GitHubUserLookup = (token: string) => Promise<GitHubTokenOwner>;

@@ -5,7 +5,7 @@
  * the same lookup a PAT goes through, so a person is the same user with a PAT or through the browser.
  */
 import * as oidc from 'openid-client';
-import type { GitHubUserLookup } from '../../adapters/github/users.js';
+import type { GitHubUserLookup } from '../../core/ports.js';
 import type { SignInProvider, SignInProviderOptions } from './upstream.js';
 import { upstreamError } from './upstream-errors.js';
 
