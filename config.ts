@@ -58,6 +58,7 @@ const Env = z.object({
   PDS_ADMIN_GROUPS: csv,
   PDS_READ_ONLY: bool,
   PDS_TRUST_PROXY: bool,
+  PDS_OUTBOUND_ALLOW_PRIVATE: bool,
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   PDS_DATABASE_URL: z
     .string()
@@ -124,6 +125,11 @@ export interface Config {
   adminGroups: string[];
   readOnly: boolean;
   trustProxy: boolean;
+  /**
+   * `PDS_OUTBOUND_ALLOW_PRIVATE` (default false): let the fetches a caller can steer (Client ID Metadata Documents,
+   * a client's `jwks_uri`) reach loopback, private and other non-public addresses (`adapters/outbound/fetch.ts`).
+   */
+  outboundAllowPrivate: boolean;
   redisUrl?: string;
   /**
    * `PDS_DATABASE_URL`: the records (tenants, services, workflows, audit, registrations, claims) in this PostgreSQL
@@ -228,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminGroups: e.PDS_ADMIN_GROUPS,
     readOnly: e.PDS_READ_ONLY,
     trustProxy: e.PDS_TRUST_PROXY,
+    outboundAllowPrivate: e.PDS_OUTBOUND_ALLOW_PRIVATE,
     redisUrl: e.REDIS_URL,
     databaseUrl: e.PDS_DATABASE_URL,
     authUrl: e.PDS_AUTH_URL,

@@ -23,6 +23,7 @@ import { answerClientError, refuseConnect } from './rest/client-error.js';
 import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
 import { wellKnownRouter } from './rest/well-known.js';
 import { createGitHubUserLookup } from './adapters/github/users.js';
+import { createOutboundFetch } from './adapters/outbound/fetch.js';
 import { createAuthorizationServer } from './auth/oauth/provider.js';
 import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
 import { dexUpstream } from './auth/oauth/upstream-dex.js';
@@ -73,8 +74,9 @@ export interface ServerOverrides {
   /** The process logger (default: JSON lines on stdout at `PDS_LOG_LEVEL`). */
   log?: Logger;
   /**
-   * fetch for what the OAuth authorization server asks of the outside world: upstream sign-in (Dex, GitHub) and Client
-   * ID Metadata Documents (default: the global fetch, which for the latter refuses non-public addresses).
+   * fetch for what the OAuth authorization server asks of the outside world: upstream sign-in (Dex, GitHub), and in
+   * place of the outbound rule's fetch (`adapters/outbound/fetch.ts`) for Client ID Metadata Documents and
+   * `jwks_uri` (default: the global fetch for upstreams, the outbound rule for the rest).
    */
   oauthFetch?: typeof fetch;
 }
@@ -153,7 +155,8 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     store: platform.oauth,
     trustProxy: config.trustProxy,
     pages: providerPages,
-    fetch: overrides.oauthFetch,
+    // Client ID Metadata Documents and jwks_uri are URLs a caller chooses: they go through the outbound rule.
+    fetch: overrides.oauthFetch ?? (createOutboundFetch({ allowPrivate: config.outboundAllowPrivate }) as typeof fetch),
     log,
   });
   const upstreams = buildUpstreams(config, overrides.oauthFetch);

@@ -32,6 +32,7 @@ import { metricsRouter, type Metrics } from './metrics.js';
 import { requestLog } from './request-log.js';
 import { openApiYaml } from './openapi.js';
 import { clientAddress } from './ratelimit.js';
+import { cachedProbe } from './readiness.js';
 import { createRouter } from './router.js';
 import { toolRouter } from './routes.js';
 
@@ -69,6 +70,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   app.silent = true; // errors are rendered and logged by errorMiddleware, never printed twice
 
   const health = createRouter();
+  const ready = cachedProbe(() => invokeDeps.platform.ready());
   health.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
@@ -77,7 +79,7 @@ export function createRestApp(options: RestAppOptions): Koa {
       ctx.status = 503;
       ctx.set(ERROR_CODE_HEADER, 'UNAVAILABLE');
       ctx.body = { error: 'not ready: pds is shutting down' };
-    } else if (await invokeDeps.platform.ready()) {
+    } else if (await ready()) {
       ctx.body = { status: 'ready', backend: invokeDeps.platform.kind };
     } else {
       ctx.status = 503;
@@ -122,7 +124,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   };
 
   const doors = doorsFor(tools);
-  const api = toolRouter(tools, (tool, input, identity, door) => invoke(tool, input, identity, invokeDeps, { door }), doors, [
+  const api = toolRouter(tools, (tool, input, identity, door, interaction) => invoke(tool, input, identity, invokeDeps, { door, interaction }), doors, [
     authenticate,
     readJsonBody(),
     limit,

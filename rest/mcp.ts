@@ -5,8 +5,9 @@
  * - **Origin** (MCP "Security": DNS rebinding): a request whose `Origin` is present and is neither the origin of
  *   `PDS_BASE_URL` nor one of `PDS_ALLOWED_ORIGINS` gets 403. No `Origin` (every non-browser client) passes.
  * - **Body**: read here, not by the REST body parser, so every failure is a JSON-RPC error body — not JSON → 400
- *   `-32700`; too large → 413, unknown `Content-Encoding` → 415 (`-32600`) — and so a `__proto__` key in tool
- *   arguments is answered with an `isError` result naming it (the SDK's parsing would drop it silently).
+ *   `-32700`; too large → 413, unknown `Content-Encoding` → 415, nested deeper than {@link MAX_JSON_DEPTH} → 400
+ *   (`-32600`) — and so a `__proto__` key in tool arguments is answered with an `isError` result naming it (the SDK's
+ *   parsing would drop it silently).
  * - **Batches**: a JSON array gets 400 `-32600` (JSON-RPC batching left MCP in 2025-06-18), so one POST is at most
  *   one call and the 300/min limit counts calls.
  * - **Toolsets**: `?toolsets=a,b` or `X-PDS-Toolsets: a,b`, within `PDS_TOOLSETS`; a bad selection gets 400 `-32602`.
@@ -22,15 +23,40 @@ import type { Logger } from '../core/logger.js';
 import type { Config } from '../config.js';
 import type { AnyTool } from '../tools/define.js';
 import type { CallInteraction } from '../tools/interaction.js';
-import { createMcpServer, insufficientScopeForCall, protoKeyToolCall } from '../tools/mcp.js';
+import { createMcpServer, insufficientScopeForCall, protoKeyToolCall, type ToolCaller } from '../tools/mcp.js';
 import { protectedResourceMetadataUrl } from '../core/names.js';
 import { createMcpHttpHandler } from '../tools/mcp-http.js';
 import { selectToolsets, toolsIn } from '../tools/toolsets.js';
+import { clientGone } from './client-gone.js';
 import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
 
 /** Largest MCP request body, after decompression (1 MiB, as for REST). */
 const BODY_LIMIT = '1mb';
+
+/**
+ * Deepest nesting of arrays and objects an MCP request may have. The SDK validates a message by recursion and a
+ * `_meta` nested 30,000 deep overflowed its stack (500); no tool's arguments come near this depth.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether `value` nests arrays and objects more than `limit` deep (a scalar is depth 0, `{}` and `[]` depth 1).
+ * Walks with an explicit stack, never recursion, and stops at the first container past the limit.
+ * @example nestedDeeperThan({ a: [{}] }, 2) // true
+ */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  while (pending.length) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
 
 /** JSON-RPC error codes this edge answers with (JSON-RPC 2.0 §5.1). */
 const PARSE_ERROR = -32700;
@@ -66,6 +92,14 @@ export function readMcpBody(): Middleware {
     try {
       const body: unknown = await coBody.json(ctx, { limit: BODY_LIMIT, strict: false, onProtoPoisoning: 'ignore' } as coBody.Options);
       if (body === '') throw new SyntaxError('the body is empty');
+      if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
+        ctx.state[BODY_FAILURE] = {
+          status: 400,
+          code: INVALID_REQUEST,
+          message: `Invalid Request: the message nests objects and arrays more than ${MAX_JSON_DEPTH} deep`,
+        } satisfies BodyFailure;
+        return next();
+      }
       ctx.request.body = body;
     } catch (err) {
       const e = err as { status?: number; message?: string };
@@ -143,8 +177,12 @@ export function mcpRouter(options: McpRouteOptions): Router {
       ctx.set(scopeRefusal.headers);
       return answerError(ctx, 403, INVALID_REQUEST, scopeRefusal.message);
     }
+    // The SDK aborts a call whose connection closed as well; this makes ending an abandoned wait pds's own promise.
+    const gone = clientGone(ctx);
+    const call: ToolCaller = (tool, args, interaction) =>
+      observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, { ...interaction, signal: AbortSignal.any([interaction.signal, gone]) }));
     const build = () =>
-      createMcpServer(selected, (tool, args, interaction) => observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, interaction)), {
+      createMcpServer(selected, call, {
         readOnly: config.readOnly,
         log: options.log,
         baseUrl: config.baseUrl,

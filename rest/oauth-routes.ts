@@ -6,8 +6,9 @@
  *   (`/oauth/device/auth`, `/oauth/device`) — each an exact route of pds's strict router that hands the request to
  *   oidc-provider, so no other spelling reaches it.
  * - **Sign-in and consent** — `/oauth/interaction/{uid}`: sends the person to the upstream (or offers the choice),
- *   then shows the consent page naming the client and the scopes; `/oauth/callback/{dex|github}` completes the
- *   upstream leg and resumes the authorization.
+ *   then shows the consent page naming the client and the scopes; `/oauth/callback/{dex|github}` takes the upstream's
+ *   answer to `/oauth/interaction/{uid}/callback/{upstream}`, which completes the upstream leg only in the browser that
+ *   holds that interaction's cookie (issue 17: a sign-in link sent to someone else completes nothing).
  *
  * None of these routes takes a bearer token; they are listed as public in `test/rest/path-spelling.test.ts`.
  */
@@ -164,18 +165,36 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
     }
   });
 
+  // The upstream sends the browser back to one fixed redirect URI, where the interaction's cookie (scoped by
+  // oidc-provider to the interaction's own path) is not sent. So this leg only finds which interaction the `state`
+  // names and sends the browser on to that interaction's path; nothing is read, consumed or completed here.
   router.get('/oauth/callback/:upstream', async (ctx) => {
     const upstream = upstreams.find((u) => u.name === ctx.params.upstream);
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
     const saved = upstream && state ? await store.find(UPSTREAM_ATTEMPT_KIND, state) : undefined;
-    if (!upstream || !saved || saved.upstream !== upstream.name) return expired(ctx);
+    if (!upstream || !saved || saved.upstream !== upstream.name || typeof saved.uid !== 'string') return expired(ctx);
+    ctx.status = 303;
+    ctx.redirect(`${interactionPath(saved.uid)}/callback/${upstream.name}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+  });
+
+  // Issue 17 item 1: the sign-in is bound to the browser that started it. The interaction resumed is the one whose
+  // cookie this browser holds, and the upstream attempt must have been started for that same interaction. A browser
+  // without the cookie (a victim sent an attacker's upstream link) gets the expired page; the attempt is left as it
+  // was, so such a call neither completes the attacker's sign-in nor lets a third party cancel the owner's.
+  router.get('/oauth/interaction/:uid/callback/:upstream', async (ctx) => {
+    const interaction = await details(ctx);
+    const upstream = upstreams.find((u) => u.name === ctx.params.upstream);
+    const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
+    if (!interaction || interaction.uid !== ctx.params.uid || interaction.prompt.name !== 'login' || !upstream || !state) return expired(ctx);
+    const saved = await store.find(UPSTREAM_ATTEMPT_KIND, state);
+    if (!saved || saved.upstream !== upstream.name || saved.uid !== interaction.uid) return expired(ctx);
     // Single use: a callback URL replayed (or reloaded) finds nothing.
     await store.destroy(UPSTREAM_ATTEMPT_KIND, state);
-    const interaction = await provider.Interaction.find(String(saved.uid));
-    if (!interaction) return expired(ctx);
     let result: Record<string, unknown>;
     try {
-      const person = await upstream.finish(new URL(ctx.originalUrl, callbackUrl(baseUrl, upstream)), saved as unknown as SignInAttempt);
+      // The upstream's answer as it came to the registered redirect URI (its path is the redirect_uri sent upstream).
+      const answer = new URL(`${callbackUrl(baseUrl, upstream)}?${ctx.querystring}`);
+      const person = await upstream.finish(answer, saved as unknown as SignInAttempt);
       await store.upsert(ACCOUNT_KIND, person.userId, { groups: person.groups }, REFRESH_TOKEN_TTL);
       result = { login: { accountId: person.userId } };
     } catch (err) {
@@ -183,10 +202,8 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
       log.info({ err, upstream: upstream.name }, 'upstream sign-in refused');
       result = { error: err.code === 'UNAVAILABLE' ? 'temporarily_unavailable' : 'access_denied', error_description: err.message };
     }
-    interaction.result = result;
-    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
-    ctx.status = 303;
-    ctx.redirect(interaction.returnTo);
+    ctx.respond = false;
+    await provider.interactionFinished(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
   });
 
   router.post('/oauth/interaction/:uid/consent', async (ctx) => {

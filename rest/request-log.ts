@@ -15,7 +15,8 @@
  *
  * Fields: `route` is the matched route template (never the raw URL: query strings carry OAuth codes and states);
  * `user` the authenticated caller; `tool`/`outcome` the tool called over REST or MCP (`outcome` is `ok` or the error
- * code, e.g. `RATE_LIMITED`); `mcp` the JSON-RPC method of an `/mcp` request; `limit` the per-user route limit's
+ * code, e.g. `RATE_LIMITED`); `mcp` the JSON-RPC method of an `/mcp` request (method and tool
+ * names through {@link loggableName}: capped, control characters replaced); `limit` the per-user route limit's
  * decision (`allowed`, `refused`, `exempt` for loopback; absent where no limit applies); `workflow` the workflow an
  * operation tool submitted; `code` and `error` of an error answer (the code and message; for a confirmation request
  * the plan, never the confirm value); `err` (with stack and `cause`) for 5xx. Level:
@@ -76,6 +77,22 @@ export function requestLog(options: { log: Logger; metrics?: Metrics }): Middlew
   };
 }
 
+/** Longest method or tool name a request line keeps, characters; real ones are under 40. */
+export const LOGGED_NAME_MAX = 64;
+
+/**
+ * A name the caller sent (the JSON-RPC method, a tool name), fit for one log line: control and format characters
+ * (C0, C1, DEL, line and paragraph separators, bidi overrides) become `?`, and past {@link LOGGED_NAME_MAX}
+ * characters it is cut and says how long it was — one request once wrote 900 KB of method into the log.
+ * @example loggableName('tools/call') // 'tools/call'
+ * @example loggableName('a\nb') // 'a?b'
+ */
+export function loggableName(name: string): string {
+  const head = name.length > LOGGED_NAME_MAX ? name.slice(0, LOGGED_NAME_MAX) : name;
+  const clean = head.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, '?');
+  return name.length > LOGGED_NAME_MAX ? `${clean}…(${name.length} characters)` : clean;
+}
+
 function finish(ctx: Context, log: Logger, plain: Logger, metrics: Metrics | undefined, seconds: number): void {
   const notes = ctx.state as RequestNotes;
   const status = ctx.res.headersSent ? ctx.res.statusCode : 499; // 499: the client went away before an answer
@@ -90,11 +107,11 @@ function finish(ctx: Context, log: Logger, plain: Logger, metrics: Metrics | und
     ms: Math.round(seconds * 10_000) / 10,
   };
   if (notes.identity) line.user = notes.identity.userId;
-  if (notes.tool) line.tool = notes.tool;
+  if (notes.tool) line.tool = loggableName(notes.tool);
   if (notes.outcome) line.outcome = notes.outcome;
   if (route === '/mcp') {
     const body = ctx.request.body as { method?: unknown } | undefined;
-    if (body && typeof body.method === 'string') line.mcp = body.method;
+    if (body && typeof body.method === 'string') line.mcp = loggableName(body.method);
   }
   if (notes.limit) line.limit = notes.limit;
   if (notes.workflow) line.workflow = notes.workflow;

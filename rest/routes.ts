@@ -11,9 +11,11 @@ import { InvalidParams, NotFound } from '../core/errors.js';
 import type { Door } from '../core/operations/index.js';
 import { fillPath, pathParams, type AnyTool } from '../tools/define.js';
 import { DOOR_HEADER, type Doors } from '../tools/door.js';
+import { NO_INTERACTION, type CallInteraction } from '../tools/interaction.js';
 import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
 import { jsonObjectBody, queryParameters } from './body.js';
+import { clientGone } from './client-gone.js';
 import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
 
@@ -26,7 +28,7 @@ export function koaPath(openApiPath: string): string {
  * Runs a tool for the request's caller; supplied by the app (it closes over invoke() and its deps). `door` words the
  * messages: REST, or MCP when the request sent `X-PDS-Door: mcp` (`pds mcp` forwarding an agent's call).
  */
-export type RouteInvoker = (tool: AnyTool, input: Record<string, unknown>, identity: Identity, door: Door) => Promise<unknown>;
+export type RouteInvoker = (tool: AnyTool, input: Record<string, unknown>, identity: Identity, door: Door, interaction: CallInteraction) => Promise<unknown>;
 
 /**
  * The raw tool input of one request, a null-prototype object (so no name reaches `Object.prototype`). Path parameters
@@ -93,7 +95,9 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: 
       const tool = bound.length === 1 && !bound[0]!.rest!.pathValues ? bound[0]! : bound.find((t) => pinnedMatch(t, ctx.params));
       if (!tool) throw unmatched(key, bound, ctx.params);
       const door = ctx.get(DOOR_HEADER).toLowerCase() === 'mcp' ? doors.mcp : doors.rest;
-      const output = await observeToolCall(ctx, 'rest', tool.name, () => run(tool, requestInput(tool, ctx), ctx.state.identity as Identity, door));
+      // No progress or questions over REST; the signal ends a wait (wait_seconds) whose caller went away.
+      const interaction: CallInteraction = { ...NO_INTERACTION, signal: clientGone(ctx) };
+      const output = await observeToolCall(ctx, 'rest', tool.name, () => run(tool, requestInput(tool, ctx), ctx.state.identity as Identity, door, interaction));
       ctx.type = 'application/json';
       ctx.body = outputJson(output);
     };

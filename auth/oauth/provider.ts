@@ -70,10 +70,11 @@ export interface AuthorizationServerOptions {
   /** Pages oidc-provider renders itself (device code, errors); see `rest/oauth-pages.ts`. */
   pages: ProviderPages;
   /**
-   * fetch for Client ID Metadata Documents. The default refuses addresses that are not public (SSRF protection);
-   * tests point client ids at loopback through this.
+   * fetch for every URL a client names: Client ID Metadata Documents, `jwks_uri`, `sector_identifier_uri`. The
+   * composition root passes the outbound rule's fetch (`adapters/outbound/fetch.ts`: public addresses only, checked
+   * before connecting; no redirects; deadline and size cap); `auth/` does not import adapters.
    */
-  fetch?: typeof fetch;
+  fetch: typeof fetch;
   log: Logger;
 }
 
@@ -221,20 +222,21 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     },
     // Browser-based MCP clients call the token and registration endpoints cross-origin; PKCE binds what they get.
     clientBasedCORS: () => true,
+    // A key set or sector document is small; oidc-provider reads these two without a cap unless told one.
+    fetchResponseBodyLimits: { 'client_id metadata document': 5 * 1024, jwks_uri: 64 * 1024, sector_identifier_uri: 64 * 1024 },
     // A browser gets a page; anything that does not ask for HTML first gets OAuth's JSON error.
     renderError: async (ctx, out) => {
       if (ctx.accepts('json', 'html') === 'html') return html(ctx, pages.error(out as { error: string; error_description?: string }));
       ctx.body = out;
     },
   };
-  if (options.fetch) {
-    const fetchImpl = options.fetch;
-    // oidc-provider passes its SSRF-checking dispatcher in the options; an injected fetch decides for itself.
-    (configuration as { fetch?: unknown }).fetch = (url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
-      const { dispatcher: _dispatcher, ...rest } = init;
-      return fetchImpl(url, rest);
-    };
-  }
+  const fetchImpl = options.fetch;
+  // oidc-provider passes a dispatcher that checks the address only after the socket connected (a port-probing timing
+  // oracle); the injected fetch checks before connecting, so that dispatcher is dropped.
+  (configuration as { fetch?: unknown }).fetch = (url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
+    const { dispatcher: _dispatcher, ...rest } = init;
+    return fetchImpl(url, rest);
+  };
   const provider = new Provider(baseUrl, configuration);
   provider.proxy = options.trustProxy;
   provider.on('server_error', (_ctx, err) => options.log.error({ err }, 'OAuth authorization server error'));

@@ -110,6 +110,21 @@ describe('bodies that are not one JSON-RPC message', () => {
     expect(unknown).toMatchObject({ status: 415, body: { error: { code: -32600 } } });
   });
 
+  it('answers a 2026-07-28 request with _meta nested 30,000 deep with HTTP 400 and -32600, before the SDK', async () => {
+    const deep = `${'{"x":'.repeat(30_000)}1${'}'.repeat(30_000)}`;
+    const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"deep","version":"1"},"io.modelcontextprotocol/clientCapabilities":{},"deep":${deep}}`;
+    const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' };
+    const res = await postRaw(`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":${meta}}}`, headers);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/nests .* more than 64 deep/) } });
+    // A deep array in tool arguments, on the older protocol, the same.
+    const arrays = await postRaw(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"platform_get_status","arguments":{"team":${'['.repeat(65)}${']'.repeat(65)}}}}`);
+    expect(arrays).toMatchObject({ status: 400, body: { error: { code: -32600 } } });
+    // Just within the limit is the SDK's to answer.
+    const within = await postRaw(`{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":${'{"x":'.repeat(60)}1${'}'.repeat(60)}}}`);
+    expect(within.status).toBe(200);
+  });
+
   it('reads a gzip-encoded request like a plain one', async () => {
     const res = await postRaw(gzipSync(JSON.stringify(listTools)), { 'content-encoding': 'gzip' });
     expect(res.status).toBe(200);

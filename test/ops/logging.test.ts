@@ -149,6 +149,19 @@ describe('a line per request', () => {
     });
   });
 
+  it('caps and cleans the JSON-RPC method it logs: 900 KB of method with line breaks is one short line', async () => {
+    const token = await pds.token('alice');
+    const method = `tools/call\n{"level":60,"msg":"forged"}\u2028\u001b[31m${'x'.repeat(900_000)}`;
+    const res = await call(token, 'POST', '/mcp', { jsonrpc: '2.0', id: 9, method }, { accept: 'application/json, text/event-stream' });
+    const line = lineOf(res.headers.get('x-request-id'));
+    const logged = line.mcp as string;
+    expect(logged.length).toBeLessThan(120);
+    expect(logged).toMatch(/^tools\/call\?\{"level":60,"msg":"forged"\}\?\?\[31mx+…\(900\d{3} characters\)$/);
+    expect(logged).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(memory.lines().filter((l) => l.msg === 'forged')).toHaveLength(0);
+    expect(JSON.stringify(line).length).toBeLessThan(2000);
+  });
+
   it('logs an upstream failure with its cause, at warn', async () => {
     const unreachable = await startTestServer({ PDS_GITHUB_API_URL: `http://127.0.0.1:${await freePort()}` }, { log: memory.log });
     try {

@@ -45,6 +45,7 @@ const PUBLIC_PROTOCOL = new Set([
   '/oauth/interaction/:uid/consent',
   '/oauth/interaction/:uid/abort',
   '/oauth/callback/:upstream',
+  '/oauth/interaction/:uid/callback/:upstream',
 ]);
 
 /** A concrete path for a route template: every `:param` becomes a plausible value. */

@@ -1,0 +1,20 @@
+/**
+ * A signal that aborts when the caller of a request goes away before its answer was sent (issue 17 item 10): waits
+ * (`wait_seconds`) listen to it, so an abandoned wait drops its engine subscription and timer at once instead of
+ * holding them until the workflow settles — 1,500 abandoned waits once held 40 MB of heap.
+ */
+import type { Context } from 'koa';
+
+/**
+ * Aborted when the response's connection closes before the response finished (the client disconnected or timed
+ * out); never aborted for a request that was answered.
+ * @example const interaction = { ...NO_INTERACTION, signal: clientGone(ctx) };
+ */
+export function clientGone(ctx: Pick<Context, 'res'>): AbortSignal {
+  const gone = new AbortController();
+  // 'close' comes for an answered response too, after 'finish': only an unfinished one means the caller left.
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) gone.abort(new Error('the client closed the connection before the answer'));
+  });
+  return gone.signal;
+}
