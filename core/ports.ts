@@ -255,6 +255,12 @@ export interface OAuthStore {
   destroy(kind: string, id: string): Promise<void>;
   /** Remove every record whose payload `grantId` is `grantId`, of any kind (revokes a whole refresh-token family). */
   revokeGrant(grantId: string): Promise<void>;
+  /**
+   * Extend a live record's life to now + `expiresInSeconds` (a registered client's last use, issue 17); a record that
+   * had no expiry gets this one. Nothing is written when the record is absent or expired, or when its expiry is
+   * already within `slackSeconds` of the new one.
+   */
+  touch(kind: string, id: string, expiresInSeconds: number, slackSeconds: number): Promise<void>;
 }
 
 /** Everything the tools need from the outside world, assembled by the composition root. */

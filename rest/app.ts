@@ -35,6 +35,7 @@ import { clientAddress } from './ratelimit.js';
 import { cachedProbe } from './readiness.js';
 import { createRouter } from './router.js';
 import { toolRouter } from './routes.js';
+import { frameGuard } from './frame-guard.js';
 
 /** Everything the app needs; built by the composition root (`server.ts`). */
 export interface RestAppOptions {
@@ -145,6 +146,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   if (options.metrics) app.context.metrics = options.metrics;
   app.use(requestLog({ log: options.log ?? silentLogger, metrics: options.metrics }));
   app.use(errorMiddleware(options.log));
+  app.use(frameGuard());
   // Runs after everything below: a request nothing answered gets a JSON 404, and allowedMethods' 405 a JSON body.
   app.use(statusWithoutBody());
   app.use(methods.allowedMethods());

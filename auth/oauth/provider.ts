@@ -19,13 +19,14 @@
  * All state (codes, refresh tokens, grants, sessions, interactions, registered clients, device codes) is kept in the
  * {@link OAuthStore}; cookie keys and the ID-token key derive from the HS256 secret, so every replica agrees.
  */
-import { createHmac, createPrivateKey } from 'node:crypto';
+import { createHmac, createPrivateKey, randomBytes } from 'node:crypto';
 import type { KoaContextWithOIDC, default as ProviderType, Configuration, ClientMetadata } from 'oidc-provider';
 import type { OAuthStore } from '../../core/ports.js';
 import type { Logger } from '../../core/logger.js';
 import { pdsResources } from '../self-issued.js';
 import { SCOPES } from '../scopes.js';
 import { storeAdapter } from './store-adapter.js';
+import { CLIENT_IDLE_TTL, CLIENT_TOUCH_SLACK, registrationProblem } from './registration.js';
 
 /** Access-token lifetime, seconds. */
 export const ACCESS_TOKEN_TTL = 600;
@@ -172,7 +173,19 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true, initialAccessToken: false },
+      registration: {
+        enabled: true,
+        initialAccessToken: false,
+        // Registration management is not routed, so a registration access token would be stored for nothing.
+        issueRegistrationAccessToken: false,
+        // The first hook oidc-provider calls with the parsed body, before it validates or stores anything: the place
+        // for pds's own rules (size, redirect URIs), answered as RFC 7591 errors.
+        idFactory: (ctx) => {
+          const problem = registrationProblem((ctx as KoaContextWithOIDC).oidc.body);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return randomBytes(16).toString('base64url');
+        },
+      },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
@@ -239,6 +252,14 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   };
   const provider = new Provider(baseUrl, configuration);
   provider.proxy = options.trustProxy;
+  // A registered client's use (a code issued, a token granted) keeps it for another CLIENT_IDLE_TTL.
+  const used = (ctx: KoaContextWithOIDC) => {
+    const clientId = ctx.oidc?.client?.clientId;
+    if (!clientId) return;
+    store.touch('Client', clientId, CLIENT_IDLE_TTL, CLIENT_TOUCH_SLACK).catch((err: unknown) => options.log.warn({ err, clientId }, 'could not extend a registered client'));
+  };
+  provider.on('authorization.success', used);
+  provider.on('grant.success', used);
   provider.on('server_error', (_ctx, err) => options.log.error({ err }, 'OAuth authorization server error'));
   // Koa prints errors it sees to stderr unless someone listens; pds's logger listens instead.
   (provider as unknown as NodeJS.EventEmitter).on('error', (err: unknown) => options.log.error({ err }, 'OAuth authorization server error'));
