@@ -79,6 +79,8 @@ export interface ServerOverrides {
    * `jwks_uri` (default: the global fetch for upstreams, the outbound rule for the rest).
    */
   oauthFetch?: typeof fetch;
+  /** Milliseconds between heartbeats of idle event streams (default `HEARTBEAT_MS` of `rest/routes.ts`). */
+  heartbeatMs?: number;
 }
 
 /** The upstream sign-ins `config.signIn` configures, Dex first. */
@@ -164,6 +166,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const app = createRestApp({
     tools: checkedTools(),
     config,
+    heartbeatMs: overrides.heartbeatMs,
     invokeDeps: {
       platform,
       // Only what invoke() reads: handlers never hold the secrets of the configuration.

@@ -73,7 +73,7 @@ afterAll(() => pds?.stop());
 
 /** Run `pds mcp` with these tool calls on stdin (then end it); resolves with each call's result, by index. */
 async function callOverStdio(calls: { name: string; arguments: Record<string, unknown> }[]): Promise<any[]> {
-  const child = spawn(process.execPath, ['bin/pds.js', 'mcp', '--toolsets', 'all'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/pds-src.js', 'mcp', '--toolsets', 'all'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   const exited = once(child, 'exit');
@@ -133,7 +133,7 @@ describe('every error code, over REST and over pds mcp on stdio', () => {
 describe('every error code through the CLI', () => {
   /** `pds logs acme/<app>` as a process; resolves with its exit code and stderr. */
   async function pdsLogs(app: string): Promise<{ code: number | null; stderr: string }> {
-    const child = spawn(process.execPath, [path.resolve('bin/pds.js'), 'logs', `acme/${app}`, '--server', pds.url], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.resolve('bin/pds-src.js'), 'logs', `acme/${app}`, '--server', pds.url], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const [code] = (await once(child, 'exit')) as [number | null];
