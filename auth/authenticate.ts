@@ -1,5 +1,5 @@
 /**
- * Bearer token → {@link Identity} (SPEC.md "Authentication"). Classification: `ghp_…` without dots is a GitHub PAT;
+ * Bearer token → {@link Identity} (`docs/api.md#authentication`). Classification: `ghp_…` without dots is a GitHub PAT;
  * three dot-separated parts is a JWT, self-issued when its `iss` is the pds base URL and external (Dex) when it is
  * `{PDS_AUTH_URL}/api/dex`; anything else is refused with 401.
  *
@@ -71,7 +71,7 @@ export interface AuthenticatorDeps {
 
 export type TokenForm = 'pat' | 'jwt' | 'unknown';
 
-/** Classify a bearer token by shape alone (SPEC.md "Authentication" table). */
+/** Classify a bearer token by shape alone (`docs/api.md#authentication` table). */
 export function classifyToken(token: string): TokenForm {
   if (token.startsWith('ghp_') && !token.includes('.')) return 'pat';
   if (token.split('.').length === 3) return 'jwt';

@@ -154,7 +154,7 @@ export interface WorkflowEngine {
   stepLog?(workflow: string, step: string, lines: number): Promise<string[]>;
 }
 
-/** The audit trail (SPEC.md "Audit entry"). Writes are atomic; nothing acknowledged is lost. */
+/** The audit trail (`docs/api.md#audit-entry`). Writes are atomic; nothing acknowledged is lost. */
 export interface AuditStore {
   /**
    * Record a new entry (status `submitted`). Executions do not call it: the engine records their entry with the

@@ -1,5 +1,5 @@
 /**
- * Validators for operation parameters (SPEC.md "Operation parameters seen in requests"): every value is sent as a
+ * Validators for operation parameters (`docs/api.md#operation-parameters`): every value is sent as a
  * string, and each rejection names what is allowed, with an example. They are the door: backends receive what these
  * produce and never check or parse a parameter again.
  */
@@ -14,9 +14,9 @@ export const GitTagParam = SemVerTag.describe('Git tag to build and deploy, SemV
 export const RepoParam = RepoFullName.describe('Repository holding the build file, "<owner>/<repo>", e.g. "acme/web"');
 
 /**
- * A parameter the SPEC carries as text that agents often send as a JSON number (`"port": 8080`, as the MCP Inspector
+ * A parameter the contract carries as text that agents often send as a JSON number (`"port": 8080`, as the MCP Inspector
  * does): a finite number is taken as its decimal text and then checked like the text, so the value is recorded as
- * the SPEC's string (`"8080"`) and the messages stay those of `text`. The published schema is `text`'s.
+ * the contract's string (`"8080"`) and the messages stay those of `text`. The published schema is `text`'s.
  */
 export function numberAsText<T extends z.ZodType<string, string>>(text: T) {
   return z.preprocess((value) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value), text);

@@ -2,7 +2,7 @@
  * Checks shared by several operations' `preflight` (issue 7 items 3 and 5, issue 11 item 4): run before a workflow is
  * submitted, so a call that cannot succeed fails at once, changes nothing, and says how to fix it — naming the call
  * that fixes it in the words of the caller's door (`ctx.door`: an MCP tool and its arguments, or a REST path).
- * Statuses follow SPEC.md's execute rules: 404 what does not exist, 403 what the caller may not use, 400 the rest.
+ * Statuses follow `docs/api.md#execute-rules`: 404 what does not exist, 403 what the caller may not use, 400 the rest.
  */
 import { parse } from 'yaml';
 import { Forbidden, InvalidParams, NotFound, PlatformError } from '../errors.js';
@@ -115,7 +115,7 @@ export async function requireRegisteredRepository(ctx: PreflightContext, team: s
 }
 
 /**
- * `<team>-<service>` names the service's Argo CD Application and host (SPEC.md fixes the form), so two services whose
+ * `<team>-<service>` names the service's Argo CD Application and host (`docs/api.md#status` fixes the form), so two services whose
  * names join to the same text (`tena/pay-api` and `tena-pay/api`) cannot both exist.
  * @throws InvalidParams naming the tenant and service that hold the name.
  */
@@ -129,13 +129,13 @@ export async function requireFreeApplicationName(ctx: PreflightContext, team: st
   );
 }
 
-/** Where the SPEC's CI deploy job lives ("Onboarding … requires three artifacts"). */
+/** Where the CI deploy job lives (`docs/api.md#what-the-service-does`: onboarding requires three artifacts). */
 export const CI_WORKFLOW_PATH = '.github/workflows/ci.yml';
 /** Build file names accepted at the repository root when no `dockerfile_path` is given. */
 const ROOT_BUILD_FILES = ['Dockerfile', 'Containerfile'];
 
 /**
- * The SPEC's onboarding artifacts, when the code host can read the repository (its default branch): a build file at
+ * The onboarding artifacts (`docs/api.md#what-the-service-does`), when the code host can read the repository (its default branch): a build file at
  * the root or at `dockerfile_path` (refused without it), and a CI workflow with a job named `deploy` (a warning
  * without it: onboarding works, but pushes to main will not deploy). A code host that cannot read trees (the
  * sandbox's answers NotFound) is not a reason to refuse; one that fails is reported as a warning.
