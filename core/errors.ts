@@ -32,7 +32,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 };
 
 /**
- * The response header that carries an error's {@link ErrorCode} beside the SPEC's `{ "error" }` body, e.g.
+ * The response header that carries an error's {@link ErrorCode} beside the `{ "error" }` body (`docs/api.md#errors`), e.g.
  * `PDS-Error-Code: CONFIRMATION_REQUIRED`: two codes share 400, so the status alone cannot say which one it is.
  */
 export const ERROR_CODE_HEADER = 'PDS-Error-Code';

@@ -32,7 +32,7 @@ function errorCodeHeader(): Schema {
   };
 }
 
-/** An error answer: the SPEC's `{ "error" }` body, and its code in `PDS-Error-Code` (`ERROR_CODE_HEADER`). */
+/** An error answer: the `{ "error" }` body of `docs/api.md#errors`, and its code in `PDS-Error-Code` (`ERROR_CODE_HEADER`). */
 const errorResponse = (description: string, headers: Schema = {}) => ({
   description,
   headers: { [ERROR_CODE_HEADER]: ERROR_CODE_REF, ...headers },

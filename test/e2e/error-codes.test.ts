@@ -1,6 +1,6 @@
 /**
  * Every error code of `core/errors.ts` reaches every client alike (issue 18 item 5): REST sends it in
- * `PDS-Error-Code` beside the SPEC's unchanged `{ "error" }` body; `pds mcp` on stdio (a real process, raw JSON-RPC
+ * `PDS-Error-Code` beside the unchanged `{ "error" }` body (`docs/api.md#errors`); `pds mcp` on stdio (a real process, raw JSON-RPC
  * lines, against a real pds over REST) answers the same call with an `isError` result carrying the same code in
  * `_meta["pds/errorCode"]`; the CLI exits 3 for UNAUTHENTICATED and 1 for the rest, printing the server's message.
  *
