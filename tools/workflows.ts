@@ -1,7 +1,7 @@
 /** Workflow progress and the audit trail (`docs/api.md#workflows-and-audit`). */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
-import { AuditEntry, ServiceName, TeamName } from '../core/model.js';
+import { AuditEntry, ServiceName, TeamName, WorkflowStep } from '../core/model.js';
 import { isOperationId, OPERATION_IDS } from '../core/operations/index.js';
 import type { AuditRecord, AuditVisibility, Platform, TenantRef, WorkflowRun } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
@@ -12,7 +12,6 @@ import {
   WaitSeconds,
   WorkflowEvent,
   WorkflowPhase,
-  WorkflowStep,
   settledDetails,
   viewPhase,
   waitForWorkflow,
