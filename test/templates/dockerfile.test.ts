@@ -173,6 +173,14 @@ describe.each(SAMPLES)('Dockerfile for $name ($template)', (sample) => {
         });
       }
 
+      it('pins what it installs beyond the project\'s own dependencies (issue 19 item 6)', () => {
+        for (const i of df.getInstructions().filter((x) => x.getKeyword() === 'RUN')) {
+          const run = i.getArgumentsContent()!;
+          if (run.startsWith('[')) continue; // exec form: the project's own [project].dependencies
+          for (const m of run.matchAll(/pip install (?!-r |\.(\s|$))(\S+)/g)) expect(m[2], run).toMatch(/^[\w.-]+==\d+(\.\d+)*$/);
+        }
+      });
+
       it('builds with kaniko as well as BuildKit: no RUN --mount, --network, --security, COPY --link or heredoc', () => {
         for (const i of df.getInstructions()) {
           const flags = (i as unknown as { getFlags?(): { getName(): string }[] }).getFlags?.().map((f) => f.getName()) ?? [];
