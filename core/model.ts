@@ -157,5 +157,8 @@ export const Repository = z.object({
   private: z.boolean(),
   url: z.string().describe('Web URL of the repository'),
   installationId: z.number().int().optional().describe('Code-host app installation that grants access'),
+  registeredBy: z.string().optional().describe('Code-host login whose push access registered it'),
+  registeredVia: z.string().optional().describe('How, e.g. "push-access:write"'),
+  registeredAt: z.string().optional().describe('ISO 8601 UTC'),
 });
 export type Repository = z.infer<typeof Repository>;

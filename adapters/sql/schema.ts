@@ -145,6 +145,12 @@ export interface RepositoriesTable {
   private: number;
   url: string;
   installation_id: number | null;
+  /** The code-host login whose push access registered it (migration 0004); null for older registrations. */
+  registered_by: string | null;
+  /** How: `push-access:<permission>` (GitHub) or `push-access:owner` / `push-access:org-member` (sandbox). */
+  registered_via: string | null;
+  /** ISO 8601 UTC. */
+  registered_at: string | null;
 }
 
 /** A code-host app installation granted to a tenant for one repository. */

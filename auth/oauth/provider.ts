@@ -26,6 +26,7 @@ import type { Logger } from '../../core/logger.js';
 import { pdsResources } from '../self-issued.js';
 import { SCOPES } from '../scopes.js';
 import { storeAdapter } from './store-adapter.js';
+import { parseUserId } from '../../core/identity.js';
 import { CLIENT_IDLE_TTL, CLIENT_TOUCH_SLACK, registrationProblem } from './registration.js';
 
 /** Access-token lifetime, seconds. */
@@ -58,6 +59,19 @@ export const interactionPath = (uid: string): string => `/oauth/interaction/${ui
 
 /** Record kinds pds keeps beside oidc-provider's models in the same store. */
 export const ACCOUNT_KIND = 'Account';
+
+/**
+ * The id of a person's Account record (the groups their upstream gave at sign-in): the user id under the origin its
+ * grammar names (`core/identity.ts`: `github/alice`, `email/jane@example.com`, `oidc/oidc:jane`), so two origins can
+ * never share one record even if their ids were ever spelled alike.
+ * @throws TypeError for a text that is no user id (an upstream that bypassed the grammar: a bug).
+ * @example accountKey('alice') // 'github/alice'
+ */
+export function accountKey(userId: string): string {
+  const parsed = parseUserId(userId);
+  if (!parsed) throw new TypeError(`not a user id: ${JSON.stringify(userId)}`);
+  return `${parsed.kind}/${parsed.id}`;
+}
 
 /** What the authorization server needs. */
 export interface AuthorizationServerOptions {
@@ -222,7 +236,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     // The groups the upstream gave at sign-in (PDS_ADMIN_GROUPS), like the `groups` of `pds token`.
     extraTokenClaims: async (_ctx, token) => {
       const accountId = (token as { accountId?: string }).accountId;
-      const account = accountId ? await store.find(ACCOUNT_KIND, accountId) : undefined;
+      const key = accountId && parseUserId(accountId) ? accountKey(accountId) : undefined;
+      const account = key ? await store.find(ACCOUNT_KIND, key) : undefined;
       return Array.isArray(account?.groups) ? { groups: account.groups } : undefined;
     },
     formats: {

@@ -3,6 +3,7 @@
  * string, and each rejection names what is allowed, with an example. They are the door: backends receive what these
  * produce and never check or parse a parameter again.
  */
+import { parseMemberReference, USER_ID_FORMS } from '../identity.js';
 import { z } from 'zod';
 import { combinedNameProblem, RepoFullName, SemVerTag, ServiceName, TeamName } from '../model.js';
 
@@ -124,11 +125,27 @@ export const QuantityParam = (example: string) =>
 /** A count as text, e.g. a pod quota `20` (a number is accepted). */
 export const CountParam = numberAsText(z.string().regex(/^[1-9]\d{0,4}$/, 'must be a whole number 1-99999, e.g. "20"'));
 
-/** A comma-separated list of user ids; becomes the ids in order, each once. */
+/**
+ * A comma-separated list of user ids; becomes the ids in order, each once. Each is read by the identity grammar
+ * (`core/identity.ts`): a prefixed reference (`group:…`) is named as not accepted here, any other text that is no user
+ * id is refused.
+ */
 export const UserListParam = z
   .string()
   .regex(/^[^,\s]+(\s*,\s*[^,\s]+)*$/, 'must be user ids separated by commas, e.g. "alice,bob@example.com"')
-  .transform((text) => [...new Set(text.split(',').map((id) => id.trim()))]);
+  .transform((text) => [...new Set(text.split(',').map((id) => id.trim()))])
+  .superRefine((ids, ctx) => {
+    for (const id of ids) {
+      const reference = parseMemberReference(id);
+      if (reference?.kind === 'user') continue;
+      ctx.addIssue({
+        code: 'custom',
+        message: reference
+          ? `"${id}" is a ${reference.kind} reference; tenant members are people: ${USER_ID_FORMS}`
+          : `"${id}" is not a user id: each must be ${USER_ID_FORMS}`,
+      });
+    }
+  });
 
 /**
  * A `when` for object refinements (zod 4 runs a refinement only on an input without issues by default): run it when

@@ -86,7 +86,7 @@ describe.each(CLIENTS)('onboarding over pds mcp (stdio) with the $name', (kind) 
     const team = teamFor('stdio', kind);
     const client = await connectStdio(kind, {
       command: process.execPath,
-      args: ['bin/pds.js', 'mcp', '--toolsets', 'all'],
+      args: ['bin/pds-src.js', 'mcp', '--toolsets', 'all'],
       env: { ...(process.env as Record<string, string>), PDS_BASE_URL: slow.url, PDS_TOKEN: await slow.token(`admin-${team}`) },
     });
     try {

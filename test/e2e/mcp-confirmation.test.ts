@@ -42,7 +42,7 @@ beforeAll(async () => {
   await waitForWorkflow(pds, 'root', created.body.workflowName);
   stdioTarget = {
     command: process.execPath,
-    args: ['bin/pds.js', 'mcp', '--toolsets', 'all'],
+    args: ['bin/pds-src.js', 'mcp', '--toolsets', 'all'],
     env: { ...(process.env as Record<string, string>), PDS_BASE_URL: pds.url, PDS_TOKEN: await pds.token('alice') },
   };
 });

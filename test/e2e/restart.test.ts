@@ -16,7 +16,7 @@ let child: ChildProcess | undefined;
 const base = () => `http://127.0.0.1:${port}`;
 
 function start(): ChildProcess {
-  const proc = spawn(process.execPath, ['bin/pds.js', 'serve'], {
+  const proc = spawn(process.execPath, ['bin/pds-src.js', 'serve'], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -15,7 +15,7 @@ import { issueSelfToken } from '../../auth/self-issued.js';
 import { freePort } from '../helpers/server.js';
 
 const SECRET = 'shutdown-test-secret-'.padEnd(48, 'x');
-const PDS = path.resolve('bin/pds.js');
+const PDS = path.resolve('bin/pds-src.js');
 
 interface Pds {
   child: ChildProcessWithoutNullStreams;

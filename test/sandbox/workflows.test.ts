@@ -214,7 +214,8 @@ describe('sandbox workflows', () => {
         workflowName: 'wf-late', status: 'submitted', riskLevel: 'medium', message: '',
       }, {}),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
-    await new Promise((r) => setTimeout(r, 20));
+    // Settled in the store does not mean the listeners were called yet: await the call, not a fixed pause.
+    await waitFor(() => seen.length > 0, 'the onSettled listener');
     expect(seen).toEqual(['wf-late:succeeded']);
     expect(recorded.lines).toContainEqual(
       expect.objectContaining({ level: 'error', workflow: 'wf-late', err: expect.objectContaining({ message: 'a broken listener does not stop the others' }) }),
