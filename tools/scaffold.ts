@@ -36,7 +36,7 @@ const ScaffoldInput = z.object({
     .record(z.string().max(1000), z.string().max(200_000))
     .optional()
     .describe(
-      'Text of files to inspect, by path: package.json, pyproject.toml, go.mod, requirements.txt, for Python the module holding the app, and the entry files declaring the health route (e.g. app/main.py, src/server.ts, main.go), e.g. {"package.json": "{\\"name\\": \\"web\\", \\"scripts\\": {\\"start\\": \\"node server.js\\"}}"}',
+      'Text of files to inspect, by path: package.json, pyproject.toml, go.mod, requirements.txt, and entry files (main.py, server.js, main.go), e.g. {"package.json": "{\\"name\\": \\"web\\", \\"scripts\\": {\\"start\\": \\"node server.js\\"}}"}',
     ),
   dockerfile_repo: field.dockerfile_repo.describe(
     'Repository "<owner>/<repo>", e.g. "acme/web". Without files, pds reads the file list and manifests through the code-host app (the repository must be registered for team_name). Always used in the onboarding parameters',
@@ -45,9 +45,7 @@ const ScaffoldInput = z.object({
   pattern: field.pattern.describe(
     'Deploy trigger: "continuous" (push to main deploys), "tag" (tag X.Y.Z deploys), "manual" (workflow_dispatch), "hybrid" (main validates, tags deploy), e.g. "tag"',
   ),
-  health_check_path: field.health_check_path.describe(
-    'Probe path when the app does not serve /healthz, e.g. "/health"; the image health check uses it too. Default: the health route the app\'s entry files declare (e.g. @app.get("/health")), else the template\'s',
-  ),
+  health_check_path: field.health_check_path.describe('Probe path, e.g. "/health", also of the image health check. Default: the route the app declares'),
   entry: field.entry.describe(
     'What the image starts, when detection guessed wrong: JS entry script, Python "<module>:<app>", Go package or static output directory, e.g. "src/server.js", "app.main:app", "./cmd/api", "build"',
   ),
@@ -72,7 +70,7 @@ const ScaffoldOutput = z.object({
         exists: z.boolean().describe('The repository already has this path; adding the file replaces it'),
       }),
     )
-    .describe('Every file to add: Dockerfile, .dockerignore, .github/workflows/ci.yml, .github/dependabot.yml (and nginx.conf for static)'),
+    .describe('Every file to add: Dockerfile, .dockerignore, CI workflow, dependabot.yml (nginx.conf for static)'),
   onboarding: z
     .object({
       action: z.literal('onboard'),
@@ -116,8 +114,7 @@ export const scaffoldRepository = defineTool({
     'Works out which build template a repository needs (JavaScript server, Python ASGI server, Go server or static ' +
     'single-page app, from files such as package.json, pyproject.toml, requirements.txt, go.mod or dist/index.html) ' +
     'and returns every file onboarding needs, with full content: Dockerfile (small non-root image, tini, health ' +
-    'check on the health route the app declares), .dockerignore, .github/workflows/ci.yml with the "deploy" job for ' +
-    'the chosen trigger pattern, and .github/dependabot.yml. Also ' +
+    'check), .dockerignore and .github/workflows/ci.yml with the "deploy" job for the chosen trigger pattern. Also ' +
     'returns the parameters for platform_deploy_service (action=onboard: port, service_template, health_check_path) ' +
     'and the checklist (PLATFORM_GITHUB_TOKEN secret, app access, unauthenticated health endpoint, first tag). Use ' +
     'before onboarding a repository that has no Dockerfile or CI deploy job. Pass the file list (and manifest ' +
