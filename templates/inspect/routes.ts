@@ -1,5 +1,5 @@
 /**
- * The health route an application already serves (SPEC.md "Scaffolding templates by repository content", rules 6
+ * The health route an application already serves (`docs/api.md#scaffolding-templates`, rules 6
  * and 7): a scan of the source files that usually register routes, so the image HEALTHCHECK and the platform probes
  * (`health_check_path`) request a path the app answers instead of assuming `/healthz`.
  *
