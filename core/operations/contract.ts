@@ -34,8 +34,11 @@ export interface SummaryContext {
 export interface NextCall {
   /** MCP tool name, e.g. `platform_get_status`. */
   tool: string;
-  /** Its arguments, e.g. `{ team: 'acme', app: 'web' }`. */
-  arguments: Record<string, string>;
+  /**
+   * Its arguments, e.g. `{ team: 'acme', app: 'web', wait_seconds: 45 }`: each value of the JSON type its input
+   * schema gives (a number for an integer field), so an agent can send the named call as written.
+   */
+  arguments: Record<string, string | number>;
 }
 
 /**

@@ -43,7 +43,7 @@ describe.each(CLIENTS)('pds mcp with the $name', (kind) => {
     expect(onboard.isError).toBeFalsy();
     const { workflowName, message } = onboard.structuredContent as { workflowName: string; message: string };
     // The bridge asks the server for MCP words (X-PDS-Door: mcp): the agent reads tools, not REST paths.
-    expect(message).toContain(`platform_get_workflow {"name":"${workflowName}","wait_seconds":"45"}`);
+    expect(message).toContain(`platform_get_workflow {"name":"${workflowName}","wait_seconds":45}`);
     expect(message).not.toMatch(/\/api\/v1\//);
     const done = await waitForWorkflow(pds, 'alice', workflowName);
     expect(done.audit).toMatchObject({ status: 'succeeded', userId: 'alice' });
