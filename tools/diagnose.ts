@@ -10,9 +10,11 @@ import { AuditEntry, LogLine, ServiceName, Status, TeamName, type Service } from
 import type { Door, NextCall } from '../core/operations/index.js';
 import { previewOperations } from '../core/operations/preview-operations.js';
 import type { Platform } from '../core/ports.js';
+import { didYouMean } from '../core/near.js';
 import { quotaUse } from '../core/quantity.js';
 import type { Identity } from '../auth/identity.js';
 import { defineTool } from './define.js';
+import { tenantNotFound } from './not-found.js';
 import { visibilityOf } from './workflows.js';
 import { viewPhase } from './workflow-view.js';
 
@@ -278,8 +280,10 @@ export const diagnoseService = defineTool({
   handler: async ({ team, app }, { platform, identity, door }) => {
     const service = await platform.backend.getService(team, app);
     if (!service) {
-      if (!(await platform.backend.getTenant(team))) throw new NotFound(`tenant not found: ${team}`);
-      throw new NotFound(`service not found: ${team}/${app}; the tenant's services: ${door.name({ tool: 'platform_list_services', arguments: { team } })}`);
+      if (!(await platform.backend.getTenant(team))) throw await tenantNotFound(platform.backend, identity, team);
+      const list = door.name({ tool: 'platform_list_services', arguments: { team } });
+      const near = didYouMean(app, (await platform.backend.listServices(team)).map((s) => s.name));
+      throw new NotFound(`service not found: ${team}/${app}${near}${near ? ' The' : '; the'} tenant's services: ${list}`);
     }
     return diagnose(platform, identity, door, service);
   },

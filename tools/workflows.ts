@@ -2,11 +2,13 @@
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
 import { AuditEntry, ServiceName, TeamName } from '../core/model.js';
+import { didYouMean } from '../core/near.js';
 import { isOperationId, OPERATION_IDS } from '../core/operations/index.js';
 import type { AuditVisibility, Platform, TenantRef } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import { requireTenantAccess, roleAllows, roleIn, visibleTenants } from './access.js';
 import { defineTool } from './define.js';
+import { tenantNotFound } from './not-found.js';
 import { WaitOutcome, WaitSeconds, WorkflowPhase, WorkflowStep, settledDetails, viewPhase, waitForWorkflow } from './workflow-view.js';
 
 /** Entries `GET /api/v1/audit` returns (SPEC.md "Limits"). */
@@ -53,16 +55,20 @@ export const getWorkflow = defineTool({
   annotations: { idempotentHint: true, openWorldHint: true },
   handler: async ({ name, wait_seconds }, { platform, identity, settings, interaction }) => {
     let audit = await platform.audit.get(name);
-    // One answer for "no such workflow" and "not yours to see", so workflow names of other tenants cannot be probed.
-    const notFound = new NotFound(`workflow not found: ${name}`);
-    if (!audit) throw notFound;
+    // One answer for "no such workflow" and "not yours to see", so workflow names of other tenants cannot be probed;
+    // the names it suggests are of workflows the caller may read.
+    const notFound = async () => {
+      const seen = await platform.workflows.list({ visible: await visibilityOf(platform, identity), limit: MAX_WORKFLOWS });
+      return new NotFound(`workflow not found: ${name}${didYouMean(name, seen.map((r) => r.name), { maxDistance: 2 })}`);
+    };
+    if (!audit) throw await notFound();
     if (!identity.admin && audit.userId !== identity.userId) {
       // A member of the tenant's current identity only: not of a deleted tenant that had the same name.
       const name = audit.parameters.team_name ?? '';
       const tenant = await platform.backend.getTenant(name);
-      if (!roleAllows(roleIn(tenant, identity), 'viewer')) throw notFound;
+      if (!roleAllows(roleIn(tenant, identity), 'viewer')) throw await notFound();
       const ref = await platform.backend.getTenantRef(name);
-      if (!ref || audit.tenantUid !== ref.uid) throw notFound;
+      if (!ref || audit.tenantUid !== ref.uid) throw await notFound();
     }
     const run = await waitForWorkflow(platform, name, wait_seconds, interaction);
     // The engine is the source of truth; settle the audit entry if a settle event was missed (e.g. a restart).
@@ -124,7 +130,7 @@ export const listWorkflows = defineTool({
     if (service && !team) throw new InvalidParams('service: needs team, e.g. team=acme&service=web (a service name is unique within its tenant)');
     if (team) {
       await requireTenantAccess(platform.backend, identity, team, 'viewer');
-      if (identity.admin && !(await platform.backend.getTenant(team))) throw new NotFound(`tenant not found: ${team}`);
+      if (identity.admin && !(await platform.backend.getTenant(team))) throw await tenantNotFound(platform.backend, identity, team);
     }
     const runs = await platform.workflows.list({ visible: await visibilityOf(platform, identity), tenant: team, service, operation, limit });
     const items = runs.map((run) => ({

@@ -74,6 +74,8 @@ export interface PreflightContext {
   namespaces: PlatformNamespaces;
   /** How error messages name the call that fixes the problem. */
   door: Door;
+  /** Names of the tenants the caller may see, for refusals that suggest a close one (never others' names). */
+  visibleTenants(): Promise<readonly string[]>;
 }
 
 /** What a preflight that lets a call through may add: warnings the execute result's `message` carries. */

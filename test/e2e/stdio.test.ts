@@ -54,7 +54,7 @@ describe.each(CLIENTS)('pds mcp with the $name', (kind) => {
   it("passes the server's error message through unchanged", async () => {
     const res = await client.callTool({ name: 'platform_get_tenant', arguments: { name: 'umbrella' } });
     expect(res.isError).toBe(true);
-    expect(textOf(res)).toBe('access denied to this tenant');
+    expect(textOf(res)).toBe('access denied to this tenant: umbrella');
     const bad = await client.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: app, target_tag: 'latest' } });
     expect(textOf(bad)).toMatch(/^invalid parameters: target_tag: must be a SemVer tag/);
   });

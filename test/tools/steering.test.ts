@@ -66,3 +66,81 @@ describe('a result that settled while the call waited', () => {
     expect(rest.message).toContain(`GET /api/v1/workflows/${rest.workflowName}?wait_seconds=45`);
   });
 });
+
+describe('close names in refusals', () => {
+  /** acme (alice admin, carol member) with web; gamma (alice admin) and gamma-prod (bob only, not alice's). */
+  async function tenants() {
+    const { platform, deps } = await setUp();
+    await run(platform, 'create-tenant', { team_name: 'gamma', admins: 'alice' });
+    await run(platform, 'create-tenant', { team_name: 'gamma-prod', admins: 'bob' }, 'bob');
+    return { platform, deps };
+  }
+  const root = who('root', true);
+
+  it('suggests a close tenant before suggesting to create one', async () => {
+    const { deps } = await tenants();
+    const refusal = invoke(tool('platform_rollback_service'), { team_name: 'gamma-team', component_name: 'web', target_tag: '0.1.0' }, root, deps);
+    const err = (await refusal.catch((e: unknown) => e)) as { code: string; message: string };
+    expect(err.code).toBe('NOT_FOUND');
+    expect(err.message).toMatch(/^tenant not found: gamma-team; did you mean "gamma"\? Otherwise a platform admin creates it with platform_create_tenant/);
+    await expect(invoke(tool('platform_get_tenant'), { name: 'acm' }, root, deps)).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'tenant not found: acm; did you mean "acme"?' });
+    // Nothing close: the creation hint alone, as before.
+    await expect(invoke(tool('platform_create_tenant'), { team_name: 'zeta', wait_seconds: 0 }, root, deps)).resolves.toBeDefined();
+    await expect(invoke(tool('platform_get_tenant'), { name: 'omega' }, root, deps)).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'tenant not found: omega' });
+  });
+
+  it('names the tenant in an access refusal, suggesting only tenants the caller belongs to', async () => {
+    const { deps } = await tenants();
+    // alice belongs to gamma, not to gamma-prod: "gamma-prd" is closest to gamma-prod, which she is never told of.
+    const denied = invoke(tool('platform_get_tenant'), { name: 'gamma-prd' }, who('alice'), deps);
+    await expect(denied).rejects.toMatchObject({ code: 'FORBIDDEN', message: 'access denied to this tenant: gamma-prd; did you mean "gamma"?' });
+    const nothingClose = invoke(tool('platform_get_tenant'), { name: 'gamma-prod' }, who('carol'), deps);
+    await expect(nothingClose).rejects.toMatchObject({ code: 'FORBIDDEN', message: 'access denied to this tenant: gamma-prod' });
+    const mistyped = invoke(tool('platform_get_status'), { team: 'gama', app: 'web' }, who('alice'), deps);
+    await expect(mistyped).rejects.toMatchObject({ code: 'FORBIDDEN', message: 'access denied to this tenant: gama; did you mean "gamma"?' });
+    // A non-member of everything close is told nothing of gamma or gamma-prod.
+    const stranger = invoke(tool('platform_get_tenant'), { name: 'gamma-team' }, who('mallory'), deps);
+    await expect(stranger).rejects.toMatchObject({ code: 'FORBIDDEN', message: 'access denied to this tenant: gamma-team' });
+    // bob is told of his own.
+    await expect(invoke(tool('platform_get_tenant'), { name: 'gamma-prd' }, who('bob'), deps)).rejects.toMatchObject({
+      message: 'access denied to this tenant: gamma-prd; did you mean "gamma-prod"?',
+    });
+  });
+
+  it('suggests close services of the tenant, keeping the SPEC message first', async () => {
+    const { deps } = await tenants();
+    for (const [name, args, start] of [
+      ['platform_get_service', { team: 'acme', app: 'wbe' }, 'service not found: acme/wbe'],
+      ['platform_get_status', { team: 'acme', app: 'wbe' }, 'GitOps application not found: acme-wbe'],
+      ['platform_get_logs', { team: 'acme', app: 'wbe' }, 'service not found: acme/wbe'],
+      ['platform_diagnose_service', { team: 'acme', app: 'wbe' }, 'service not found: acme/wbe'],
+      ['platform_rollback_service', { team_name: 'acme', component_name: 'wbe', target_tag: '0.1.0' }, 'service not found: acme/wbe'],
+    ] as const) {
+      const refusal = invoke(tool(name), args, who('carol'), deps);
+      await expect(refusal, name).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining(`${start}; did you mean "web"?`) });
+      await expect(invoke(tool(name), args, who('carol'), deps), name).rejects.toMatchObject({ message: expect.stringMatching(new RegExp(`^${start}`)) });
+    }
+  });
+
+  it('suggests close workflows the caller may read, and none of another tenant', async () => {
+    const { platform, deps } = await tenants();
+    // The sandbox helpers ran acme's and gamma's workflows as alice, gamma-prod's as bob.
+    const mine = (await platform.workflows.list({ visible: 'all', tenant: 'acme', limit: 1 }))[0]!.name;
+    const theirs = (await platform.workflows.list({ visible: 'all', tenant: 'gamma-prod', limit: 1 }))[0]!.name;
+    const typo = (name: string) => `${name.slice(0, -1)}${name.endsWith('b') ? 'c' : 'b'}`;
+    await expect(invoke(tool('platform_get_workflow'), { name: typo(mine) }, who('alice'), deps)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `workflow not found: ${typo(mine)}; did you mean "${mine}"?`,
+    });
+    // alice may not read gamma-prod's workflow: its own name and a near miss answer alike, suggesting nothing of it.
+    for (const name of [theirs, typo(theirs)]) {
+      const refusal = (await invoke(tool('platform_get_workflow'), { name }, who('alice'), deps).catch((err: unknown) => err)) as { code: string; message: string };
+      expect(refusal.code).toBe('NOT_FOUND');
+      expect(refusal.message).not.toContain(`"${theirs}"`);
+    }
+    // bob is told of his.
+    await expect(invoke(tool('platform_get_workflow'), { name: typo(theirs) }, who('bob'), deps)).rejects.toMatchObject({
+      message: expect.stringContaining(`did you mean "${theirs}"`),
+    });
+  });
+});

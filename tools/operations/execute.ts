@@ -14,6 +14,7 @@ import type { AuditEntry } from '../../core/model.js';
 import type { AnyOperationContract, Door, OperationParams } from '../../core/operations/index.js';
 import { redactEnvVars, type EnvVar } from '../../core/operations/parameters.js';
 import type { ToolContext } from '../define.js';
+import { visibleTenantNames } from '../not-found.js';
 import { CONFIRM_TTL_SECONDS, createConfirmation, redeemConfirmation } from './confirm.js';
 
 /** The execute response (SPEC.md "Operations": `POST /api/v1/operations/{name}/execute`). */
@@ -103,6 +104,7 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
     audit: ctx.platform.audit,
     namespaces: ctx.settings.namespaces,
     door: ctx.door,
+    visibleTenants: () => visibleTenantNames(ctx.platform.backend, ctx.identity),
   });
   const summary = await contract.summarize(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend });
   if (contract.requiresConfirm) {
