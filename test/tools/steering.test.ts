@@ -9,6 +9,8 @@ import type { Identity } from '../../auth/identity.js';
 import { invoke, type InvokeDeps } from '../../tools/invoke.js';
 import { restDoor } from '../../tools/door.js';
 import { allTools } from '../../tools/registry.js';
+import { TOOLSETS, unknownToolMessage, type Toolset } from '../../tools/toolsets.js';
+import { didYouMean, editDistance, nearNames } from '../../core/near.js';
 import { ONBOARD, openSandbox, run, tempDir } from '../sandbox/helpers.js';
 
 const who = (userId: string, admin = false): Identity => ({ userId, groups: [], admin, tokenKind: 'self-issued' });
@@ -142,5 +144,24 @@ describe('close names in refusals', () => {
     await expect(invoke(tool('platform_get_workflow'), { name: typo(theirs) }, who('bob'), deps)).rejects.toMatchObject({
       message: expect.stringContaining(`did you mean "${theirs}"`),
     });
+  });
+});
+
+describe('the pieces', () => {
+  it('measures edit distance with transpositions, and finds close names', () => {
+    expect(editDistance('acm', 'acme')).toBe(1);
+    expect(editDistance('wbe', 'web')).toBe(1);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(nearNames('gamma-team', ['gamma', 'delta', 'gamma-team'])).toEqual(['gamma']);
+    expect(nearNames('web', ['acme-web', 'api', 'www'])).toEqual(['acme-web']);
+    expect(nearNames('x', ['y', 'z', 'xy', 'xz'])).toEqual(['xy', 'xz', 'y']);
+    expect(didYouMean('omega', ['acme'])).toBe('');
+  });
+
+  it('names the toolset of a tool outside the selection, and how this door selects it', () => {
+    const selection = { inventory: allTools, selected: ['observe', 'deploy'] as Toolset[], allowed: [...TOOLSETS], howToSelect: (s: string) => `pds mcp --toolsets ${s}` };
+    expect(unknownToolMessage('platform_create_tenant', selection)).toMatch(/"tenants" toolset, which this session did not select .*pds mcp --toolsets observe,deploy,tenants/);
+    expect(unknownToolMessage('platform_create_tenant', { ...selection, allowed: ['observe', 'deploy'] })).toMatch(/"tenants" toolset, which this pds does not enable \(PDS_TOOLSETS/);
+    expect(unknownToolMessage('platform_make_coffee', selection)).toBe('unknown tool "platform_make_coffee"; see tools/list');
   });
 });
