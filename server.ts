@@ -79,6 +79,8 @@ export interface ServerOverrides {
    * `jwks_uri` (default: the global fetch for upstreams, the outbound rule for the rest).
    */
   oauthFetch?: typeof fetch;
+  /** Milliseconds between heartbeats of idle event streams (default `HEARTBEAT_MS` of `rest/routes.ts`). */
+  heartbeatMs?: number;
 }
 
 /** The upstream sign-ins `config.signIn` configures, Dex first. */
@@ -119,6 +121,7 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
     databaseUrl: config.databaseUrl,
     workflowNamespace: config.workflowNamespace,
     argocdNamespace: config.argocdNamespace,
+    kubeTimeoutMs: config.kubeTimeoutMs,
     registry: config.registry,
     domain: config.domain,
     lokiUrl: config.lokiUrl,
@@ -163,6 +166,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
   const app = createRestApp({
     tools: checkedTools(),
+    heartbeatMs: overrides.heartbeatMs,
     invokeDeps: {
       platform,
       config,

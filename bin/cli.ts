@@ -10,7 +10,9 @@
  * Adding a command: one file in `bin/commands/` exporting a function that returns a commander `Command`, and one line
  * in {@link PEOPLE_COMMANDS}.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { CliError, EXIT } from './client/errors.js';
 import { completionCommand } from './commands/completion.js';
@@ -55,16 +57,29 @@ interface OperatorModule {
 
 const load = async (name: string) => (await import(`./commands/${name}.js`)) as OperatorModule;
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+/**
+ * The version in pds's own package.json, found by walking up from this module: it sits one folder up from
+ * `bin/cli.ts` in a checkout but two from `dist/bin/cli.js` (the image keeps `/app/package.json` beside `/app/dist`).
+ * @throws Error when no package.json named "pds" is above `from`.
+ */
+export function packageVersion(from: URL = new URL('.', import.meta.url)): string {
+  for (let dir = fileURLToPath(from); ; ) {
+    const file = path.join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'pds' && pkg.version) return pkg.version;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`no package.json of pds above ${fileURLToPath(from)}`);
+    dir = parent;
+  }
 }
 
 /** The program; `setExit` records the exit code an operator command returns. */
 export async function buildProgram(setExit: (code: number) => void): Promise<Command> {
   const program = new Command('pds')
     .description('Platform Deployment Service: deploy and follow services, or run the server')
-    .version(version(), '-v, --version', 'print the version')
+    .version(packageVersion(), '-v, --version', 'print the version')
     .usage('<command> [options]')
     .enablePositionalOptions()
     .showSuggestionAfterError()

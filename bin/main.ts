@@ -1,4 +1,4 @@
-/** Process entry of the `pds` command: `node dist/bin/main.js <command>` (compiled) or through `bin/pds.js` (tsx). */
+/** Process entry of the `pds` command: `node dist/bin/main.js <command>` compiled (bin/pds.js), or the sources through tsx (bin/pds-src.js, `npm run dev`). */
 import { main } from './cli.js';
 
 process.exitCode = await main(process.argv.slice(2));

@@ -17,14 +17,16 @@ import type { Authenticator } from '../auth/authenticate.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
 import type { CallInteraction } from '../tools/interaction.js';
-import type { AnyTool } from '../tools/define.js';
+import type { AnyStream, AnyTool } from '../tools/define.js';
 import { doorsFor } from '../tools/door.js';
-import { invoke, type InvokeDeps } from '../tools/invoke.js';
+import { invoke, invokeStream, type InvokeDeps } from '../tools/invoke.js';
+import { allStreams } from '../tools/registry.js';
 import { refusedToolCall } from '../tools/mcp.js';
 import type { AuthLimits } from './auth-limit.js';
 import { readJsonBody } from './body.js';
 import { docsRouter } from './docs.js';
 import { errorMiddleware, statusWithoutBody } from './errors.js';
+import { homeRouter } from './home.js';
 import { iconRouter } from './icon.js';
 import { mcpRouter, readMcpBody } from './mcp.js';
 import { metricsRouter, type Metrics } from './metrics.js';
@@ -34,6 +36,7 @@ import { clientAddress } from './ratelimit.js';
 import { cachedProbe } from './readiness.js';
 import { createRouter } from './router.js';
 import { toolRouter } from './routes.js';
+import { frameGuard } from './frame-guard.js';
 
 /** Everything the app needs; built by the composition root (`server.ts`). */
 export interface RestAppOptions {
@@ -53,6 +56,10 @@ export interface RestAppOptions {
   metrics?: Metrics;
   /** `PDS_METRICS_TOKEN`: the bearer token `GET /metrics` on this port asks for; without it there is no such route. */
   metricsToken?: string;
+  /** The event streams to serve (default: all of `tools/registry.ts`); they pass the same gates as the tools. */
+  streams?: readonly AnyStream[];
+  /** Milliseconds between heartbeat comments of an idle event stream (default `HEARTBEAT_MS` of `rest/routes.ts`). */
+  heartbeatMs?: number;
   /** Aborted when pds begins shutting down: `/readyz` then answers 503 so load balancers stop sending traffic. */
   draining?: AbortSignal;
 }
@@ -84,7 +91,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   });
   health.get('/openapi.yaml', (ctx) => {
     ctx.type = 'application/yaml; charset=utf-8';
-    ctx.body = openApiYaml(tools, invokeDeps.config.baseUrl);
+    ctx.body = openApiYaml(tools, invokeDeps.config.baseUrl, options.streams ?? allStreams);
   });
 
   const { authLimits } = options;
@@ -123,7 +130,11 @@ export function createRestApp(options: RestAppOptions): Koa {
     authenticate,
     readJsonBody(),
     limit,
-  ]);
+  ], {
+    streams: options.streams ?? allStreams,
+    run: (stream, input, identity, door, signal) => invokeStream(stream, input, identity, invokeDeps, { door, signal }),
+    heartbeatMs: options.heartbeatMs,
+  });
   const mcp = mcpRouter({
     tools,
     config: invokeDeps.config,
@@ -140,10 +151,12 @@ export function createRestApp(options: RestAppOptions): Koa {
   if (options.metrics) app.context.metrics = options.metrics;
   app.use(requestLog({ log: options.log ?? silentLogger, metrics: options.metrics }));
   app.use(errorMiddleware(options.log));
+  app.use(frameGuard());
   // Runs after everything below: a request nothing answered gets a JSON 404, and allowedMethods' 405 a JSON body.
   app.use(statusWithoutBody());
   app.use(methods.allowedMethods());
   app.use(health.routes());
+  app.use(homeRouter(invokeDeps.config.baseUrl).routes());
   app.use(docsRouter().routes());
   app.use(iconRouter().routes());
   if (options.metrics && options.metricsToken) app.use(metricsRouter(options.metrics, options.metricsToken).routes());

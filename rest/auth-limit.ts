@@ -97,6 +97,12 @@ export function createAuthLimits(options: AuthLimitOptions = {}): AuthLimits {
 export const OAUTH_REQUESTS_PER_MINUTE = 60;
 /** Dynamic client registrations (`POST /oauth/register`) allowed per client address per minute. */
 export const OAUTH_REGISTRATIONS_PER_MINUTE = 10;
+/**
+ * Dynamic client registrations allowed per client address per day (a sliding 24-hour window). With the metadata cap
+ * (`auth/oauth/registration.ts`) one address can make pds store at most about 800 KiB of clients a day.
+ */
+export const OAUTH_REGISTRATIONS_PER_DAY = 100;
+const DAY_MS = 86_400_000;
 
 export interface OAuthLimitOptions extends Omit<LimitOptions, 'max' | 'namespace'> {
   /** `PDS_TRUST_PROXY`: the address from the last `X-Forwarded-For` entry (see `clientAddress`). */
@@ -105,7 +111,12 @@ export interface OAuthLimitOptions extends Omit<LimitOptions, 'max' | 'namespace
   maxRequests?: number;
   /** Registrations per address per window (default {@link OAUTH_REGISTRATIONS_PER_MINUTE}). */
   maxRegistrations?: number;
-  /** Redis key prefix (default `pds:limit`): keys are `<prefix>:oauth:<address>` and `<prefix>:oauthreg:<address>`. */
+  /** Registrations per address per day (default {@link OAUTH_REGISTRATIONS_PER_DAY}). */
+  maxRegistrationsPerDay?: number;
+  /**
+   * Redis key prefix (default `pds:limit`): keys are `<prefix>:oauth:<address>`, `<prefix>:oauthreg:<address>` and
+   * `<prefix>:oauthregday:<address>`.
+   */
   namespace?: string;
 }
 
@@ -113,7 +124,8 @@ export interface OAuthLimitOptions extends Omit<LimitOptions, 'max' | 'namespace
  * The limit on pds's OAuth routes (metadata, authorize, token, register, revoke, device flow, sign-in and consent
  * pages), which take no bearer token and so pass neither the route limit nor the failed-authentication limit: at most
  * {@link OAUTH_REQUESTS_PER_MINUTE} requests per client address a minute, of them at most
- * {@link OAUTH_REGISTRATIONS_PER_MINUTE} client registrations (each one a stored record). A person signing in spends
+ * {@link OAUTH_REGISTRATIONS_PER_MINUTE} client registrations (each one a stored record), and at most
+ * {@link OAUTH_REGISTRATIONS_PER_DAY} registrations in any 24 hours. A person signing in spends
  * about six requests and a device-flow client polling every 5 s twelve a minute; past the budget the answer is 429 with
  * `Retry-After` and `{ "error": "…" }`. Exempt and shared exactly as the failed-authentication limit (module comment).
  * @returns Koa middleware to put in front of each OAuth route.
@@ -129,6 +141,11 @@ export function createOAuthLimit(options: OAuthLimitOptions): Middleware {
     { ...options, max: maxRegistrations, namespace: `${prefix}:oauthreg` },
     `OAuth registration limit (${maxRegistrations}/min)`,
   );
+  const maxPerDay = options.maxRegistrationsPerDay ?? OAUTH_REGISTRATIONS_PER_DAY;
+  const daily = createWindowCounter(
+    { ...options, durationMs: DAY_MS, max: maxPerDay, namespace: `${prefix}:oauthregday` },
+    `OAuth registration limit (${maxPerDay}/day)`,
+  );
   return async (ctx, next) => {
     const address = clientAddress(ctx, options.trustProxy);
     if (isExemptLoopback(address)) return next();
@@ -140,6 +157,10 @@ export function createOAuthLimit(options: OAuthLimitOptions): Middleware {
       const registered = await registrations(address);
       if (registered.remaining <= 0) {
         throw budgetSpent(`too many client registrations from ${address}: at most ${maxRegistrations} a minute`, maxRegistrations, registered, duration);
+      }
+      const today = await daily(address);
+      if (today.remaining <= 0) {
+        throw budgetSpent(`too many client registrations from ${address}: at most ${maxPerDay} a day`, maxPerDay, today, DAY_MS);
       }
     }
     return next();

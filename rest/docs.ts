@@ -42,13 +42,18 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-/** Routes for `/docs`, `/docs/init.js` and `/docs/assets/<file>`. */
+/** Routes for `/docs`, `/docs/init.js` and `/docs/assets/<file>`; `/docs/` redirects (301) to `/docs`. */
 export function docsRouter(): Router {
   const dir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const router = createRouter();
   router.get('/docs', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = PAGE;
+  });
+  // The router is strict about a trailing slash (rest/router.ts); people type one.
+  router.get('/docs/', (ctx) => {
+    ctx.status = 301;
+    ctx.redirect('/docs');
   });
   router.get('/docs/init.js', (ctx) => {
     ctx.type = 'application/javascript; charset=utf-8';

@@ -3,6 +3,7 @@
  * "Icons"). Public, cacheable for a day, and an SVG without scripts or external references, as the spec asks of icons.
  */
 import type Router from '@koa/router';
+import { FRAME_ANCESTORS } from './frame-guard.js';
 import { createRouter } from './router.js';
 import { ICON_PATH } from '../tools/mcp.js';
 
@@ -19,7 +20,7 @@ export function iconRouter(): Router {
   router.get(ICON_PATH, (ctx) => {
     ctx.type = 'image/svg+xml';
     ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; ${FRAME_ANCESTORS}`);
     ctx.body = ICON_SVG;
   });
   return router;

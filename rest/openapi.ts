@@ -1,11 +1,12 @@
 /**
- * The OpenAPI 3.0 document (SPEC.md "Versioning" 2), generated from the tool inventory with zod 4's
+ * The OpenAPI 3.0 document (`docs/api.md#versioning` 2), generated from the tool inventory with zod 4's
  * `z.toJSONSchema(…, { target: 'openapi-3.0' })`: every REST-bound tool becomes one operation with its path and query
  * parameters, request body, 200 schema and `{ "error" }` responses. Built once per tool set and cached.
  */
 import { stringify } from 'yaml';
 import { z } from 'zod';
-import { pathParams, type AnyTool } from '../tools/define.js';
+import { pathParams, type AnyStream, type AnyTool } from '../tools/define.js';
+import { allStreams } from '../tools/registry.js';
 import { SERVER_INFO } from '../tools/mcp.js';
 import { routeTable } from './routes.js';
 
@@ -147,8 +148,25 @@ function operationFor(tool: AnyTool): Schema {
   };
 }
 
+/**
+ * One OpenAPI operation for a stream (`tools/define.ts` StreamDefinition): its parameters as a tool's, and a 200 of
+ * `text/event-stream` whose schema is one event's `data`.
+ */
+function streamOperationFor(stream: AnyStream): Schema {
+  const base = operationFor({ ...stream, output: stream.event, rest: stream.rest } as unknown as AnyTool);
+  const responses = base.responses as Schema;
+  responses[200] = {
+    description:
+      `Server-sent events named ${stream.eventNames.map((n) => `\`${n}\``).join(', ')}; the schema is one event's ` +
+      '`data` (JSON). Comment lines keep the connection open.',
+    content: { 'text/event-stream': { schema: toSchema(stream.event, 'output') } },
+  };
+  const { 'x-mcp-tool': _mcp, ...rest } = base;
+  return { ...rest, description: stream.description };
+}
+
 /** The OpenAPI document as an object. */
-export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string): Schema {
+export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string, streams: readonly AnyStream[] = allStreams): Schema {
   const paths: Record<string, Schema> = {
     '/healthz': {
       get: {
@@ -205,6 +223,7 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string): Schema
     const item = (paths[path] ??= {});
     item[method.toLowerCase()] = bound[0]!.rest!.pathValues ? sharedOperationFor(bound) : operationFor(bound[0]!);
   }
+  for (const stream of streams) (paths[stream.rest.path] ??= {}).get = streamOperationFor(stream);
   return {
     openapi: '3.0.3',
     info: {
@@ -241,12 +260,14 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string): Schema
   };
 }
 
-const cache = new WeakMap<readonly AnyTool[], Map<string, string>>();
-/** The OpenAPI document as YAML, built once per tool set and base URL. */
-export function openApiYaml(tools: readonly AnyTool[], baseUrl: string): string {
-  let byUrl = cache.get(tools);
-  if (!byUrl) cache.set(tools, (byUrl = new Map()));
+const cache = new WeakMap<readonly AnyTool[], WeakMap<readonly AnyStream[], Map<string, string>>>();
+/** The OpenAPI document as YAML, built once per tool set, stream set and base URL. */
+export function openApiYaml(tools: readonly AnyTool[], baseUrl: string, streams: readonly AnyStream[] = allStreams): string {
+  let byStreams = cache.get(tools);
+  if (!byStreams) cache.set(tools, (byStreams = new WeakMap()));
+  let byUrl = byStreams.get(streams);
+  if (!byUrl) byStreams.set(streams, (byUrl = new Map()));
   let text = byUrl.get(baseUrl);
-  if (!text) byUrl.set(baseUrl, (text = stringify(buildOpenApi(tools, baseUrl), { aliasDuplicateObjects: false })));
+  if (!text) byUrl.set(baseUrl, (text = stringify(buildOpenApi(tools, baseUrl, streams), { aliasDuplicateObjects: false })));
   return text;
 }

@@ -5,11 +5,12 @@
  * (`pathValues`, e.g. each operation on `/api/v1/operations/{name}/execute`) get one route that picks the tool by the
  * pinned values. No tool logic lives here.
  */
+import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { Context, Middleware, ParameterizedContext } from 'koa';
-import { InvalidParams, NotFound } from '../core/errors.js';
+import { InvalidParams, NotFound, isPlatformError } from '../core/errors.js';
 import type { Door } from '../core/operations/index.js';
-import { fillPath, pathParams, type AnyTool } from '../tools/define.js';
+import { fillPath, pathParams, type AnyStream, type AnyTool, type StreamEvent } from '../tools/define.js';
 import { DOOR_HEADER, type Doors } from '../tools/door.js';
 import { NO_INTERACTION, type CallInteraction } from '../tools/interaction.js';
 import { outputJson } from '../tools/invoke.js';
@@ -31,12 +32,35 @@ export function koaPath(openApiPath: string): string {
 export type RouteInvoker = (tool: AnyTool, input: Record<string, unknown>, identity: Identity, door: Door, interaction: CallInteraction) => Promise<unknown>;
 
 /**
+ * Starts a stream for the request's caller (the app closes over `invokeStream()`); resolves once the stream's checks
+ * passed, before its first event.
+ */
+export type StreamInvoker = (
+  stream: AnyStream,
+  input: Record<string, unknown>,
+  identity: Identity,
+  door: Door,
+  signal: AbortSignal,
+) => Promise<AsyncIterable<StreamEvent>>;
+
+/** Streams served beside the tools, how to start one, and the heartbeat interval. */
+export interface StreamRoutes {
+  streams: readonly AnyStream[];
+  run: StreamInvoker;
+  /** Milliseconds between heartbeat comments while no event comes (default {@link HEARTBEAT_MS}). */
+  heartbeatMs?: number;
+}
+
+/** Heartbeat interval of event streams: well inside the 60 s idle timeout common to proxies and load balancers. */
+export const HEARTBEAT_MS = 15_000;
+
+/**
  * The raw tool input of one request, a null-prototype object (so no name reaches `Object.prototype`). Path parameters
  * pinned by `pathValues` are not input.
  * @throws HttpError 415 for a POST body that is not JSON; InvalidParams for a body that is not an object or holds a
  *   `__proto__`/`constructor`/`prototype` key (`rest/body.ts`).
  */
-export function requestInput(tool: AnyTool, ctx: Context): Record<string, unknown> {
+export function requestInput(tool: Pick<AnyTool, 'rest'>, ctx: Context): Record<string, unknown> {
   const binding = tool.rest!;
   let input: Record<string, unknown>;
   if (binding.method === 'GET') {
@@ -86,9 +110,22 @@ function pinnedMatch(tool: AnyTool, params: Record<string, string | undefined>):
  * only then; they must set `ctx.state.identity`.
  * @throws NotFound on a shared path whose pinned values match no tool, listing the values that exist.
  */
-export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: Doors, gates: Middleware[] = []): Router {
+export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: Doors, gates: Middleware[] = [], streams?: StreamRoutes): Router {
   const router = createRouter();
   if (gates.length > 0) router.use(...gates);
+  for (const stream of streams?.streams ?? []) {
+    router.get(koaPath(stream.rest.path), async (ctx) => {
+      const door = ctx.get(DOOR_HEADER).toLowerCase() === 'mcp' ? doors.mcp : doors.rest;
+      const gone = clientGone(ctx);
+      const events = await observeToolCall(ctx, 'rest', stream.name, () =>
+        streams!.run(stream, requestInput(stream, ctx), ctx.state.identity as Identity, door, gone),
+      );
+      ctx.status = 200;
+      ctx.type = 'text/event-stream';
+      ctx.set({ 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
+      ctx.body = Readable.from(sseFrames(events, streams!.heartbeatMs ?? HEARTBEAT_MS, gone));
+    });
+  }
   for (const [key, bound] of routeTable(tools)) {
     const { method, path } = bound[0]!.rest!;
     const handler = async (ctx: ParameterizedContext) => {
@@ -105,6 +142,38 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: 
     else router.post(koaPath(path), handler);
   }
   return router;
+}
+
+/**
+ * The text/event-stream framing of `events` (WHATWG HTML "Server-sent events"): an opening comment (so headers go out
+ * at once), `event:`/`data:` per event, a `: heartbeat` comment after `heartbeatMs` without one, and — when the
+ * events fail after the stream started, too late for a status code — an `error` event with `{ "error" }` (the
+ * message of a PlatformError, "internal error" for anything else).
+ */
+async function* sseFrames(events: AsyncIterable<StreamEvent>, heartbeatMs: number, gone: AbortSignal): AsyncGenerator<string> {
+  yield ': pds event stream\n\n';
+  const iterator = events[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const beat = new Promise<'beat'>((resolve) => (timer = setTimeout(resolve, heartbeatMs, 'beat')));
+      const result = await Promise.race([next, beat]).finally(() => clearTimeout(timer));
+      if (result === 'beat') {
+        yield ': heartbeat\n\n';
+        continue;
+      }
+      if (result.done) return;
+      yield `event: ${result.value.event}\ndata: ${JSON.stringify(result.value.data)}\n\n`;
+      next = iterator.next();
+    }
+  } catch (err) {
+    if (gone.aborted) return;
+    yield `event: error\ndata: ${JSON.stringify({ error: isPlatformError(err) ? err.message : 'internal error' })}\n\n`;
+  } finally {
+    // Let the events clean up (unsubscribe) when the caller left mid-stream; not awaited, as a read may be pending.
+    void iterator.return?.(undefined)?.catch(() => undefined);
+  }
 }
 
 function unmatched(route: string, bound: readonly AnyTool[], params: Record<string, string | undefined>): NotFound {

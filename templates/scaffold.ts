@@ -1,5 +1,5 @@
 /**
- * The scaffolding pipeline (SPEC.md "Scaffolding templates by repository content", "Deploy triggers", "CI deploy
+ * The scaffolding pipeline (`docs/api.md#scaffolding-templates`, "Deploy triggers", "CI deploy
  * job", "First-time onboarding sequence"): detect the template, let its inspector read the repository, render the
  * build file, .dockerignore and CI workflow, and say what to pass at onboarding and what the team still does by hand.
  *
@@ -129,7 +129,16 @@ export function scaffold(options: ScaffoldOptions): ScaffoldPlan {
   const healthPath = options.healthCheckPath ?? info.healthPath;
 
   const { view, entry, notes } = INSPECTORS[detection.template](repo, options.entry);
-  const common = { ...view, port: info.port, healthPath, team, component, baseUrlYaml: JSON.stringify(baseUrl) };
+  const common = { ...view, port: info.port, healthPath, team, component };
+  // Values the workflow takes as YAML nodes (render.ts renderWorkflow), never as text.
+  const inspected = view as { dependencies?: string[]; outputDir?: string };
+  const workflowValues: Record<string, string> = {
+    team,
+    component,
+    baseUrl,
+    ...(inspected.dependencies ? { dependencies: inspected.dependencies.join('\n') } : {}),
+    ...(inspected.outputDir ? { outputDir: inspected.outputDir } : {}),
+  };
 
   const files: Omit<ScaffoldFile, 'exists'>[] = [
     { path: 'Dockerfile', purpose: `container build file (${info.title}) with the image health check on ${healthPath}`, content: renderFile(`dockerfiles/${detection.template}.Dockerfile.tmpl`, common) },
@@ -153,7 +162,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldPlan {
       'next-tag': 'workflows/steps/next-tag.yml.tmpl',
       'ref-tag': 'workflows/steps/ref-tag.yml.tmpl',
       deploy: 'workflows/steps/deploy.yml.tmpl',
-    }),
+    }, workflowValues),
   });
 
   const onboarding: OnboardingParameters = {

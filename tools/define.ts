@@ -86,7 +86,7 @@ export function restRequest(tool: AnyTool, input: Readonly<Record<string, unknow
   return { method: 'GET', target: search ? `${path}?${search}` : path };
 }
 
-/** Per-user write budget (20/min; SPEC.md "Limits"). Supplied by `rest/`/`auth/` wiring; never exempts loopback. */
+/** Per-user write budget (20/min; `docs/api.md#limits`). Supplied by `rest/`/`auth/` wiring; never exempts loopback. */
 export interface WriteLimiter {
   /** @throws RateLimited when the caller has no write left in the current window. */
   consume(identity: Identity): Promise<void>;
@@ -176,3 +176,50 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodType>(
 /** A tool of any input and output type, for registries and adapters. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = ToolDefinition<any, any>;
+
+/** One server-sent event: `event` names its kind (the SSE `event:` field), `data` is its JSON payload. */
+export interface StreamEvent<D = unknown> {
+  event: string;
+  data: D;
+}
+
+/** What a stream's handler receives besides its input: a {@link ToolContext} and the caller's going away. */
+export interface StreamContext extends ToolContext {
+  /** Aborted when the caller disconnects or pds shuts down: the handler's events then end. */
+  signal: AbortSignal;
+}
+
+/**
+ * A read capability whose REST answer is a stream of server-sent events (`text/event-stream`, WHATWG HTML "Server-sent
+ * events") instead of one JSON body, e.g. a workflow's step changes (`GET /api/v1/workflows/{name}/events`). Defined
+ * like a tool — input, access, REST binding, OpenAPI — and run through `invokeStream()` in `tools/invoke.ts` with the
+ * same parsing, scopes and access checks; `rest/` only frames the events. It is not an MCP tool: an MCP call has one
+ * answer, and MCP clients follow a workflow with `wait_seconds` and progress notifications instead.
+ */
+export interface StreamDefinition<I extends z.ZodObject = z.ZodObject, E extends z.ZodType = z.ZodType> {
+  /** `platform_<verb>_<noun>`, unique among tools and streams (the OpenAPI `operationId`). */
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  /** The schema of one event's `data`; every event is checked against it before it is sent. */
+  event: E;
+  /** The event names it sends (the SSE `event:` field), for OpenAPI. */
+  eventNames: readonly string[];
+  rest: RestBinding & { method: 'GET' };
+  access: Access<z.output<I>>;
+  /** Always `read`: a stream changes nothing, needs `pds:read`, and counts against the 300/min route limit only. */
+  kind: 'read';
+  /** What a stream never has; present so scope checks read streams and tools alike. */
+  operation?: undefined;
+  /**
+   * Check the caller may read what the input names and start the stream. Errors thrown before it resolves are
+   * answered as usual (`{ "error" }` with the status); the events end when the stream has nothing more to say or
+   * `ctx.signal` aborts.
+   */
+  handler: (input: z.output<I>, ctx: StreamContext) => Promise<AsyncIterable<StreamEvent<z.output<E>>>>;
+}
+
+/** A stream of any input and event type, for registries and adapters. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyStream = StreamDefinition<any, any>;

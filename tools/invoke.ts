@@ -9,7 +9,7 @@ import type { Platform } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import type { Config } from '../config.js';
 import { authorize } from './access.js';
-import type { AnyTool, ToolContext, ToolSettings, WriteLimiter } from './define.js';
+import type { AnyStream, AnyTool, StreamEvent, ToolContext, ToolSettings, WriteLimiter } from './define.js';
 import type { Door } from '../core/operations/index.js';
 import { MCP_DOOR } from './door.js';
 import type { CallInteraction } from './interaction.js';
@@ -92,6 +92,37 @@ export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, de
   let output = frozenOutputs.get(result);
   if (output === undefined) frozenOutputs.set(result, (output = deepFreeze(tool.output.parse(result))));
   return output;
+}
+
+/**
+ * Start one stream for one caller (`tools/define.ts` {@link AnyStream}): the same door as {@link invoke} — parse input
+ * with zod → token scopes → authorize — then the stream's handler, whose own checks (e.g. "may this caller see this
+ * workflow") run before the first event. Each event is checked against the stream's event schema as it is read.
+ * @param signal aborted when the caller goes away; the events then end.
+ * @returns the events, once the stream has started.
+ * @throws PlatformError — `INVALID_PARAMS`, `FORBIDDEN`, `NOT_FOUND`, … before any event.
+ */
+export async function invokeStream(
+  stream: AnyStream,
+  raw: unknown,
+  identity: Identity,
+  deps: InvokeDeps,
+  via: CallVia & { signal: AbortSignal },
+): Promise<AsyncIterable<StreamEvent>> {
+  const input = parseInput(stream.input, raw);
+  requireScopes(stream, identity, protectedResourceMetadataUrl(deps.config.baseUrl));
+  await authorize(stream.access, input, identity, deps.platform.backend);
+  const events = await stream.handler(input, {
+    identity,
+    platform: deps.platform,
+    settings: settingsOf(deps.config),
+    confirmSecret: deps.confirmSecret,
+    door: via.door ?? MCP_DOOR,
+    signal: via.signal,
+  });
+  return (async function* checked() {
+    for await (const { event, data } of events) yield { event, data: stream.event.parse(data) };
+  })();
 }
 
 const settingsByConfig = new WeakMap<Config, ToolSettings>();

@@ -18,10 +18,8 @@
  * Beside tools the server offers resources, prompts and completions (`mcp-resources.ts`, `mcp-prompts.ts`,
  * `mcp-completions.ts`), read through the same `call` as the caller, whatever toolsets were selected.
  */
-import { createHmac } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  createRequestStateCodec,
   PROTOCOL_VERSION_META_KEY,
   inputRequired,
   inputResponse,
@@ -38,6 +36,7 @@ import { z } from 'zod';
 import { InsufficientScope, isPlatformError, type PlatformError } from '../core/errors.js';
 import type { Identity } from '../auth/identity.js';
 import { requireScopes } from './scopes.js';
+import { createRequestStateCodec, type RequestStateCodec } from './request-state.js';
 import { parseInput } from './validation.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { confirmingCaller } from './confirm-with-person.js';
@@ -300,15 +299,14 @@ interface SealedState {
   state: unknown;
 }
 
-/** Seals and checks `requestState` (HMAC-SHA256, 10 minutes); one per secret, shared by every per-request server. */
-const codecs = new WeakMap<Uint8Array, ReturnType<typeof createRequestStateCodec<SealedState>>>();
-function stateCodec(secret: Uint8Array): ReturnType<typeof createRequestStateCodec<SealedState>> {
+/**
+ * Seals and opens `requestState` (`tools/request-state.ts`: encrypted and authenticated, 10 minutes), so the client
+ * can neither read the confirm value inside nor change it; one per secret, shared by every per-request server.
+ */
+const codecs = new WeakMap<Uint8Array, RequestStateCodec<SealedState>>();
+function stateCodec(secret: Uint8Array): RequestStateCodec<SealedState> {
   let codec = codecs.get(secret);
-  if (!codec) {
-    // A key of its own, derived from the secret, so a sealed state can never pass for another HMAC made with it.
-    const key = createHmac('sha256', secret).update('pds MCP requestState').digest();
-    codecs.set(secret, (codec = createRequestStateCodec<SealedState>({ key, ttlSeconds: 600 })));
-  }
+  if (!codec) codecs.set(secret, (codec = createRequestStateCodec<SealedState>(secret)));
   return codec;
 }
 
@@ -373,7 +371,7 @@ export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, opt
     capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {} },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: schemaValidator,
-    requestState: { verify: codec.verify },
+    requestState: { verify: (state) => codec.verify(state) },
   });
   // Destructive operations ask the person when the client can be asked (tools/confirm-with-person.ts).
   const run = confirmingCaller(call);

@@ -27,8 +27,8 @@ export async function tenantNotFound(backend: PlatformBackend, identity: Identit
 }
 
 /**
- * A not-found refusal about service `app` of tenant `team` (the SPEC's `service not found`, `GitOps application not
- * found`, …), its message kept as the start: when the tenant does not exist, the close tenant names the caller may
+ * A not-found refusal about service `app` of tenant `team` (`docs/api.md#errors`: `service not found`, `GitOps
+ * application not found`, …), its message kept as the start: when the tenant does not exist, the close tenant names the caller may
  * see; otherwise the close service names of the tenant (whose access the caller passed). Anything that is not a
  * `NotFound` is returned unchanged.
  */

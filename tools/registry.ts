@@ -2,7 +2,7 @@
  * The inventory: every capability pds offers, in one list (STYLE.md: "one central inventory"). REST routes, MCP tools
  * and the OpenAPI document are all generated from it.
  */
-import type { AnyTool } from './define.js';
+import type { AnyStream, AnyTool } from './define.js';
 import { diagnoseTools } from './diagnose.js';
 import { logTools } from './logs.js';
 import { operationsTools } from './operations/index.js';
@@ -11,7 +11,7 @@ import { resourceTools } from './resources.js';
 import { scaffoldTools } from './scaffold.js';
 import { serviceTools } from './services.js';
 import { tenantTools } from './tenants.js';
-import { workflowTools } from './workflows.js';
+import { workflowStreams, workflowTools } from './workflows.js';
 
 /** Every tool, in the order clients list them. */
 export const allTools: readonly AnyTool[] = [
@@ -55,3 +55,8 @@ export function checkedTools(tools: readonly AnyTool[] = allTools): readonly Any
   }
   return tools;
 }
+
+/**
+ * Every stream (`text/event-stream` answers, `tools/define.ts` StreamDefinition): REST and OpenAPI only, not MCP.
+ */
+export const allStreams: readonly AnyStream[] = [...workflowStreams];

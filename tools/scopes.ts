@@ -13,7 +13,7 @@ import type { AnyTool } from './define.js';
  * The scopes a call of `tool` needs.
  * @example requiredScopes(createTenantTool) // ['pds:write', 'pds:admin']
  */
-export function requiredScopes(tool: AnyTool): Scope[] {
+export function requiredScopes(tool: Pick<AnyTool, 'kind' | 'operation'>): Scope[] {
   if (tool.kind === 'read') return ['pds:read'];
   return tool.operation?.toolset === 'tenants' ? ['pds:write', 'pds:admin'] : ['pds:write'];
 }
@@ -24,7 +24,7 @@ export function requiredScopes(tool: AnyTool): Scope[] {
  * @throws InsufficientScope (403, `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`) naming every scope
  *   the call needs, so a client that asks for them gets all at once.
  */
-export function requireScopes(tool: AnyTool, identity: Identity, resourceMetadata?: string): void {
+export function requireScopes(tool: Pick<AnyTool, 'name' | 'kind' | 'operation'>, identity: Identity, resourceMetadata?: string): void {
   if (!identity.scopes) return;
   const needed = requiredScopes(tool);
   const missing = needed.filter((s) => !identity.scopes!.includes(s));

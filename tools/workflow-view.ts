@@ -1,5 +1,5 @@
 /**
- * A workflow as callers follow it (issue 11 items 2 and 3): its steps as data, a `running` phase beside the SPEC's
+ * A workflow as callers follow it (issue 11 items 2 and 3): its steps as data, a `running` phase beside the contract's
  * audit vocabulary (the audit entry keeps `submitted`/`succeeded`/`failed`), whether it has settled, and — once it
  * has — the service host and, on failure, the failed step with a bounded tail of its log. Also the wait behind
  * `wait_seconds`: answer when the workflow settles, when the time is up, when the caller goes away or when pds shuts
@@ -27,7 +27,7 @@ export const WaitSeconds = z.coerce
   .optional()
   .describe('Seconds to wait for the outcome');
 
-/** Phases of the workflow view: the SPEC's three, with `running` once a step has started. */
+/** Phases of the workflow view: the contract's three (`docs/api.md#workflow-and-audit-status`), with `running` once a step has started. */
 export const WorkflowPhase = z.enum(['submitted', 'running', 'succeeded', 'failed']);
 export type WorkflowPhase = z.infer<typeof WorkflowPhase>;
 
@@ -185,4 +185,98 @@ export async function waitForWorkflow(
  */
 export async function waitOutcome(platform: Platform, domain: string, run: WorkflowRun): Promise<WaitOutcome> {
   return { phase: viewPhase(run), settled: run.phase !== 'submitted', ...(await settledDetails(platform, domain, run)) };
+}
+
+/** A step of a workflow changed: started, or finished (succeeded, failed, skipped). */
+export const WorkflowStepEvent = z.object({
+  workflow: z.string().describe('e.g. "deploy-service-x7k2p"'),
+  phase: WorkflowPhase.describe('The workflow\'s phase after this change'),
+  index: z.number().int().min(0).describe('0-based position of the step among those known now'),
+  total: z.number().int().min(1).describe('Steps known now (on Kubernetes, steps are listed as they start, so this grows)'),
+  step: WorkflowStep,
+});
+export type WorkflowStepEvent = z.infer<typeof WorkflowStepEvent>;
+
+/** The workflow settled (or, `settled: false`, the engine no longer has it and the audit entry is all there is). */
+export const WorkflowSettledEvent = WaitOutcome.extend({
+  settled: z.boolean().describe('true; false only when the engine no longer has the workflow and the audit entry is the record'),
+  workflow: z.string(),
+  message: z.string().describe('The outcome as the workflow engine reports it'),
+  steps: z.array(WorkflowStep),
+});
+export type WorkflowSettledEvent = z.infer<typeof WorkflowSettledEvent>;
+
+/** The data of one event of `GET /api/v1/workflows/{name}/events`. */
+export const WorkflowEvent = z.union([WorkflowStepEvent, WorkflowSettledEvent]);
+export type WorkflowEvent = z.infer<typeof WorkflowEvent>;
+
+/** Order of step statuses: a step event is sent only when a step moves forward, never for a stale read. */
+const STEP_RANK: Record<z.infer<typeof WorkflowStep>['status'], number> = { pending: 0, running: 1, succeeded: 2, failed: 2, skipped: 2 };
+
+/**
+ * The events of workflow `name` from now until it settles: first a `step` event for each step that has already
+ * started or finished (so a late follower sees them too), then one per step change as the engine reports it
+ * ({@link WorkflowEngine.onChange}), each once per step (by name) and status, and last one `settled` event. Ends early, without `settled`, when
+ * `signal` aborts (the caller went away) or pds shuts down.
+ * @param settle called with the settled run before the `settled` event (to settle a missed audit entry).
+ * @param gone the `settled` event to send when the engine does not know the workflow.
+ */
+export async function* workflowEvents(
+  platform: Platform,
+  domain: string,
+  name: string,
+  signal: AbortSignal,
+  settle: (run: WorkflowRun) => Promise<void>,
+  gone: () => WorkflowSettledEvent,
+): AsyncGenerator<{ event: 'step'; data: WorkflowStepEvent } | { event: 'settled'; data: WorkflowSettledEvent }> {
+  const queue: WorkflowRun[] = [];
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    wake?.();
+    wake = undefined;
+  };
+  // Subscribe before the first read, so no change falls between them; stale reads are filtered by STEP_RANK.
+  const unsubscribe = platform.workflows.onChange((run) => {
+    if (run.name !== name) return;
+    queue.push(run);
+    poke();
+  });
+  const stops = [signal, platform.shutdown];
+  for (const stop of stops) stop.addEventListener('abort', poke);
+  try {
+    const first = await platform.workflows.get(name);
+    if (!first) {
+      yield { event: 'settled', data: gone() };
+      return;
+    }
+    queue.unshift(first);
+    // By name, not position: Argo lists steps as they start, so a step's position can change between reads.
+    const seen = new Map<string, number>();
+    for (;;) {
+      while (queue.length > 0) {
+        const run = queue.shift()!;
+        const phase = viewPhase(run);
+        const occurrences = new Map<string, number>();
+        for (const [index, step] of run.steps.entries()) {
+          const n = (occurrences.get(step.name) ?? 0) + 1;
+          occurrences.set(step.name, n);
+          const key = `${step.name}#${n}`;
+          if (STEP_RANK[step.status] <= (seen.get(key) ?? 0)) continue;
+          seen.set(key, STEP_RANK[step.status]);
+          yield { event: 'step', data: { workflow: name, phase, index, total: run.steps.length, step } };
+        }
+        if (run.phase !== 'submitted') {
+          await settle(run);
+          const outcome = await waitOutcome(platform, domain, run);
+          yield { event: 'settled', data: { ...outcome, workflow: name, message: run.message, steps: run.steps } };
+          return;
+        }
+      }
+      if (stops.some((stop) => stop.aborted)) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    unsubscribe();
+    for (const stop of stops) stop.removeEventListener('abort', poke);
+  }
 }

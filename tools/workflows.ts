@@ -1,17 +1,27 @@
-/** Workflow progress and the audit trail (SPEC.md "Workflows and audit"). */
+/** Workflow progress and the audit trail (`docs/api.md#workflows-and-audit`). */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
 import { AuditEntry, ServiceName, TeamName } from '../core/model.js';
 import { didYouMean } from '../core/near.js';
 import { isOperationId, OPERATION_IDS } from '../core/operations/index.js';
-import type { AuditVisibility, Platform, TenantRef } from '../core/ports.js';
+import type { AuditRecord, AuditVisibility, Platform, TenantRef, WorkflowRun } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import { requireTenantAccess, roleAllows, roleIn, visibleTenants } from './access.js';
-import { defineTool } from './define.js';
+import { defineTool, type StreamDefinition } from './define.js';
 import { tenantNotFound } from './not-found.js';
-import { WaitOutcome, WaitSeconds, WorkflowPhase, WorkflowStep, settledDetails, viewPhase, waitForWorkflow } from './workflow-view.js';
+import {
+  WaitOutcome,
+  WaitSeconds,
+  WorkflowEvent,
+  WorkflowPhase,
+  WorkflowStep,
+  settledDetails,
+  viewPhase,
+  waitForWorkflow,
+  workflowEvents,
+} from './workflow-view.js';
 
-/** Entries `GET /api/v1/audit` returns (SPEC.md "Limits"). */
+/** Entries `GET /api/v1/audit` returns (`docs/api.md#limits`). */
 export const AUDIT_LIMIT = 50;
 
 const WorkflowName = z
@@ -29,6 +39,40 @@ export async function visibilityOf(platform: Platform, identity: Identity): Prom
   if (tenants === 'all') return 'all';
   const refs = await Promise.all([...tenants].map((name) => platform.backend.getTenantRef(name)));
   return { userId: identity.userId, tenants: refs.filter((ref): ref is TenantRef => ref !== undefined) };
+}
+
+/**
+ * The audit entry of workflow `name`, when `identity` may read it: its caller, a platform admin, or a viewer or more of
+ * the tenant it belongs to (by the tenant's current identity, not a deleted tenant that had the same name).
+ * @throws NotFound `workflow not found: <name>` both for no such workflow and for one the caller may not see, so
+ *   workflow names of other tenants cannot be probed; with close names of workflows it may read (`; did you mean …?`).
+ */
+export async function readableAudit(platform: Platform, identity: Identity, name: string): Promise<AuditRecord> {
+  const audit = await platform.audit.get(name);
+  // The names it suggests (issue 19 item 5) are of workflows the caller may read, so none of another tenant leaks.
+  const notFound = async () => {
+    const seen = await platform.workflows.list({ visible: await visibilityOf(platform, identity), limit: MAX_WORKFLOWS });
+    return new NotFound(`workflow not found: ${name}${didYouMean(name, seen.map((r) => r.name), { maxDistance: 2 })}`);
+  };
+  if (!audit) throw await notFound();
+  if (!identity.admin && audit.userId !== identity.userId) {
+    const team = audit.parameters.team_name ?? '';
+    const tenant = await platform.backend.getTenant(team);
+    if (!roleAllows(roleIn(tenant, identity), 'viewer')) throw await notFound();
+    const ref = await platform.backend.getTenantRef(team);
+    if (!ref || audit.tenantUid !== ref.uid) throw await notFound();
+  }
+  return audit;
+}
+
+/**
+ * The engine is the source of truth: settle the audit entry of a settled `run` if its settle event was missed (e.g.
+ * across a restart), and return the entry as it now stands.
+ */
+async function settleMissed(platform: Platform, audit: AuditRecord, run: WorkflowRun): Promise<AuditRecord> {
+  if (run.phase === 'submitted' || audit.status !== 'submitted') return audit;
+  await platform.audit.settle(audit.workflowName, run.phase, run.message);
+  return { ...audit, status: run.phase, message: run.message };
 }
 
 export const getWorkflow = defineTool({
@@ -54,28 +98,9 @@ export const getWorkflow = defineTool({
   toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: true },
   handler: async ({ name, wait_seconds }, { platform, identity, settings, interaction }) => {
-    let audit = await platform.audit.get(name);
-    // One answer for "no such workflow" and "not yours to see", so workflow names of other tenants cannot be probed;
-    // the names it suggests are of workflows the caller may read.
-    const notFound = async () => {
-      const seen = await platform.workflows.list({ visible: await visibilityOf(platform, identity), limit: MAX_WORKFLOWS });
-      return new NotFound(`workflow not found: ${name}${didYouMean(name, seen.map((r) => r.name), { maxDistance: 2 })}`);
-    };
-    if (!audit) throw await notFound();
-    if (!identity.admin && audit.userId !== identity.userId) {
-      // A member of the tenant's current identity only: not of a deleted tenant that had the same name.
-      const name = audit.parameters.team_name ?? '';
-      const tenant = await platform.backend.getTenant(name);
-      if (!roleAllows(roleIn(tenant, identity), 'viewer')) throw await notFound();
-      const ref = await platform.backend.getTenantRef(name);
-      if (!ref || audit.tenantUid !== ref.uid) throw await notFound();
-    }
+    let audit = await readableAudit(platform, identity, name);
     const run = await waitForWorkflow(platform, name, wait_seconds, interaction);
-    // The engine is the source of truth; settle the audit entry if a settle event was missed (e.g. a restart).
-    if (run && run.phase !== 'submitted' && audit.status === 'submitted') {
-      await platform.audit.settle(name, run.phase, run.message);
-      audit = { ...audit, status: run.phase, message: run.message };
-    }
+    if (run) audit = await settleMissed(platform, audit, run);
     const where = platform.kind === 'sandbox' ? 'the embedded sandbox workflow engine' : 'Argo Workflows';
     const phase = run ? viewPhase(run) : audit.status;
     const note = run
@@ -86,6 +111,46 @@ export const getWorkflow = defineTool({
     return { workflow: name, audit: entry, note, phase, settled: audit.status !== 'submitted', steps: run?.steps ?? [], ...details };
   },
 });
+
+/**
+ * `GET /api/v1/workflows/{name}/events`: the workflow's step changes and its settlement as server-sent events, for
+ * people's tools (`pds wait`, the console) that show a workflow as it runs. Same access as {@link getWorkflow}.
+ */
+export const followWorkflow: StreamDefinition<z.ZodObject<{ name: typeof WorkflowName }>, typeof WorkflowEvent> = {
+  name: 'platform_follow_workflow',
+  title: 'Follow a workflow',
+  description:
+    'Server-sent events (text/event-stream) of one workflow: a "step" event for each step that has started or ' +
+    'finished (those before the request first, then each change once, as it happens), then one "settled" event with ' +
+    'the outcome (phase, host, failed step with its log tail), after which the stream closes. Comment lines ' +
+    '(": heartbeat") keep idle connections open. An "error" event ({"error"}) ends a stream that fails after it ' +
+    'started. Not resumable (no event ids): reconnect and the steps so far are sent again. To wait without a stream, ' +
+    'GET /api/v1/workflows/{name}?wait_seconds= answers once settled. Changes nothing. Not an MCP tool: MCP clients ' +
+    'use platform_get_workflow with wait_seconds and progress notifications.',
+  input: z.object({ name: WorkflowName.describe('Workflow name from an execution, e.g. "deploy-service-x7k2p"') }),
+  event: WorkflowEvent,
+  eventNames: ['step', 'settled', 'error'],
+  rest: { method: 'GET', path: '/api/v1/workflows/{name}/events' },
+  access: 'authenticated',
+  kind: 'read',
+  handler: async ({ name }, { platform, identity, settings, signal }) => {
+    const audit = await readableAudit(platform, identity, name);
+    return workflowEvents(
+      platform,
+      settings.domain,
+      name,
+      signal,
+      async (run) => {
+        const now = await platform.audit.get(name);
+        if (now) await settleMissed(platform, now, run);
+      },
+      () => ({ workflow: name, phase: audit.status, settled: audit.status !== 'submitted', message: audit.message, steps: [] }),
+    );
+  },
+};
+
+/** Every stream, in OpenAPI order. */
+export const workflowStreams = [followWorkflow] as const;
 
 /** Most workflows one listing returns. */
 export const MAX_WORKFLOWS = 100;

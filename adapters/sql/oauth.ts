@@ -67,6 +67,19 @@ export class SqlOAuthStore implements OAuthStore {
     await this.db.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
   }
 
+  async touch(kind: string, id: string, expiresInSeconds: number, slackSeconds: number): Promise<void> {
+    const at = this.now();
+    const until = at + expiresInSeconds * 1000;
+    // One conditional statement: a live record whose expiry is not already recent enough (or that had none).
+    await this.db
+      .updateTable('oauth_records')
+      .set({ expires_at: until })
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb.and([eb('expires_at', '>', at), eb('expires_at', '<', until - slackSeconds * 1000)])]))
+      .execute();
+  }
+
   /** Delete records that expired at or before now. @returns how many. */
   async sweep(): Promise<number> {
     const deleted = await this.db.deleteFrom('oauth_records').where('expires_at', '<=', this.now()).executeTakeFirst();

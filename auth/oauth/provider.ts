@@ -5,7 +5,7 @@
  *
  * - **Codes**: authorization code with PKCE, `S256` only (oidc-provider accepts no other method), required of every
  *   client; codes live 60 s and are single-use (a replayed code revokes what it granted).
- * - **Access tokens**: the SPEC's self-issued HS256 JWTs — issuer `PDS_BASE_URL`, `aud` the RFC 8707 resource asked
+ * - **Access tokens**: the self-issued HS256 JWTs of `docs/api.md#authentication` — issuer `PDS_BASE_URL`, `aud` the RFC 8707 resource asked
  *   for (the base URL or `{base}/mcp`; any other resource is `invalid_target`), `scope`, `client_id`, 10 minutes —
  *   verified by `auth/self-issued.ts` like any pds token.
  * - **Refresh tokens**: issued to every client allowed the grant, rotated on each use; presenting a used one again
@@ -19,13 +19,15 @@
  * All state (codes, refresh tokens, grants, sessions, interactions, registered clients, device codes) is kept in the
  * {@link OAuthStore}; cookie keys and the ID-token key derive from the HS256 secret, so every replica agrees.
  */
-import { createHmac, createPrivateKey } from 'node:crypto';
+import { createHmac, createPrivateKey, randomBytes } from 'node:crypto';
 import type { KoaContextWithOIDC, default as ProviderType, Configuration, ClientMetadata } from 'oidc-provider';
 import type { OAuthStore } from '../../core/ports.js';
 import type { Logger } from '../../core/logger.js';
 import { pdsResources } from '../self-issued.js';
 import { SCOPES } from '../scopes.js';
 import { storeAdapter } from './store-adapter.js';
+import { parseUserId } from '../../core/identity.js';
+import { CLIENT_IDLE_TTL, CLIENT_TOUCH_SLACK, registrationProblem } from './registration.js';
 
 /** Access-token lifetime, seconds. */
 export const ACCESS_TOKEN_TTL = 600;
@@ -57,6 +59,19 @@ export const interactionPath = (uid: string): string => `/oauth/interaction/${ui
 
 /** Record kinds pds keeps beside oidc-provider's models in the same store. */
 export const ACCOUNT_KIND = 'Account';
+
+/**
+ * The id of a person's Account record (the groups their upstream gave at sign-in): the user id under the origin its
+ * grammar names (`core/identity.ts`: `github/alice`, `email/jane@example.com`, `oidc/oidc:jane`), so two origins can
+ * never share one record even if their ids were ever spelled alike.
+ * @throws TypeError for a text that is no user id (an upstream that bypassed the grammar: a bug).
+ * @example accountKey('alice') // 'github/alice'
+ */
+export function accountKey(userId: string): string {
+  const parsed = parseUserId(userId);
+  if (!parsed) throw new TypeError(`not a user id: ${JSON.stringify(userId)}`);
+  return `${parsed.kind}/${parsed.id}`;
+}
 
 /** What the authorization server needs. */
 export interface AuthorizationServerOptions {
@@ -105,7 +120,7 @@ function idTokenKey(secret: Uint8Array) {
 
 /**
  * oidc-provider, imported once. Version 9 warns at import that it is tested on Node 22; pds runs on Node 20 (the
- * team's pin) and its own suite (`test/auth/oauth*.test.ts`) is what vouches for that, so this one line is dropped
+ * team's pin) and its own suite (`test/oauth/`) is what vouches for that, so this one line is dropped
  * instead of showing in every start-up.
  */
 let loaded: Promise<typeof import('oidc-provider')> | undefined;
@@ -172,7 +187,19 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true, initialAccessToken: false },
+      registration: {
+        enabled: true,
+        initialAccessToken: false,
+        // Registration management is not routed, so a registration access token would be stored for nothing.
+        issueRegistrationAccessToken: false,
+        // The first hook oidc-provider calls with the parsed body, before it validates or stores anything: the place
+        // for pds's own rules (size, redirect URIs), answered as RFC 7591 errors.
+        idFactory: (ctx) => {
+          const problem = registrationProblem((ctx as KoaContextWithOIDC).oidc.body);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return randomBytes(16).toString('base64url');
+        },
+      },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
@@ -209,7 +236,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     // The groups the upstream gave at sign-in (PDS_ADMIN_GROUPS), like the `groups` of `pds token`.
     extraTokenClaims: async (_ctx, token) => {
       const accountId = (token as { accountId?: string }).accountId;
-      const account = accountId ? await store.find(ACCOUNT_KIND, accountId) : undefined;
+      const key = accountId && parseUserId(accountId) ? accountKey(accountId) : undefined;
+      const account = key ? await store.find(ACCOUNT_KIND, key) : undefined;
       return Array.isArray(account?.groups) ? { groups: account.groups } : undefined;
     },
     formats: {
@@ -239,6 +267,14 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   };
   const provider = new Provider(baseUrl, configuration);
   provider.proxy = options.trustProxy;
+  // A registered client's use (a code issued, a token granted) keeps it for another CLIENT_IDLE_TTL.
+  const used = (ctx: KoaContextWithOIDC) => {
+    const clientId = ctx.oidc?.client?.clientId;
+    if (!clientId) return;
+    store.touch('Client', clientId, CLIENT_IDLE_TTL, CLIENT_TOUCH_SLACK).catch((err: unknown) => options.log.warn({ err, clientId }, 'could not extend a registered client'));
+  };
+  provider.on('authorization.success', used);
+  provider.on('grant.success', used);
   provider.on('server_error', (_ctx, err) => options.log.error({ err }, 'OAuth authorization server error'));
   // Koa prints errors it sees to stderr unless someone listens; pds's logger listens instead.
   (provider as unknown as NodeJS.EventEmitter).on('error', (err: unknown) => options.log.error({ err }, 'OAuth authorization server error'));

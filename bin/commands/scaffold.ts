@@ -1,20 +1,22 @@
 /**
  * `pds scaffold [dir] --team T …`: the scaffolding of `platform_scaffold_repository` for a local checkout. Shows the
- * files it would add; `--write` writes them, never replacing an existing file without `--force`.
+ * files it would add; `--write` writes them, never replacing an existing file without `--force`, and never through a
+ * symbolic link or outside the checkout (bin/write-inside.ts).
  *
  * Options are checked once, here, with the rules of `platform_scaffold_repository` (`ScaffoldParameters`): a value
  * they refuse is a usage error. What only the repository can decide (which template, whether `--entry` fits it, the
  * implied service name) is reported by scaffolding.
  *
  * Exit codes: 0 done (or dry run shown), 1 no template fits / several fit / the repository and a value do not fit
- * together, 2 usage error (including an option value the rules refuse).
+ * together / a file would be written through a symbolic link, 2 usage error (including an option value the rules refuse).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isPlatformError } from '../../core/errors.js';
 import { describeIssues } from '../../tools/validation.js';
+import { checkInside, OutsideWrite, writeInside } from '../write-inside.js';
 import { MANIFESTS, PATTERN_IDS, ScaffoldParameters, TEMPLATE_IDS, pythonEntryCandidates, scaffold, type ScaffoldPlan } from '../../templates/index.js';
 
 /** One line for `pds --help`. */
@@ -132,15 +134,23 @@ export async function run(argv: string[]): Promise<number> {
 
   const written: string[] = [];
   const skipped: string[] = [];
-  for (const file of plan.files) {
-    const target = path.join(dir, file.path);
-    const exists = existsSync(target);
-    if (values.write && (!exists || values.force)) {
-      mkdirSync(path.dirname(target), { recursive: true });
-      writeFileSync(target, file.content);
-      written.push(file.path);
-    } else if (values.write) {
-      skipped.push(file.path);
+  if (values.write) {
+    try {
+      // Every path is checked before anything is written, so a refusal leaves the checkout as it was.
+      const state = new Map(plan.files.map((f) => [f.path, checkInside(dir, f.path)]));
+      for (const file of plan.files) {
+        if (state.get(file.path) === 'exists' && !values.force) {
+          skipped.push(file.path);
+          continue;
+        }
+        writeInside(dir, file.path, file.content);
+        written.push(file.path);
+      }
+    } catch (err) {
+      if (!(err instanceof OutsideWrite)) throw err;
+      for (const p of written) console.error(`  wrote    ${p}`);
+      console.error(`pds scaffold: ${err.message}`);
+      return 1;
     }
   }
   if (values.write) {

@@ -1,25 +1,55 @@
 /**
- * `pds wait WORKFLOW [--timeout 30m]`: follow a workflow until it settles, through the REST wait
- * (`GET /api/v1/workflows/{name}?wait_seconds=`, issue 11 item 2), showing its steps as they run (an ora spinner on a
- * terminal, one line per finished step otherwise, both on stderr). Prints the workflow when it settles. Exit 0 when it
- * succeeded, 1 when it failed (with the failed step and its log tail), 4 when the timeout came first.
+ * `pds wait WORKFLOW [--timeout 30m]`: follow a workflow until it settles, on its event stream
+ * (`GET /api/v1/workflows/{name}/events`, issue 19 item 1). Each step prints once, as it finishes, with its duration
+ * and a coloured outcome (on stderr; a spinner names the running step on a terminal). Colour only when stdout and
+ * stderr are terminals and `NO_COLOR` is unset. With `-o json` or `-o yaml` (the default when piped) the workflow as
+ * `GET /api/v1/workflows/{name}` answers it is printed at the end. Exit 0 when it succeeded, 1 when it failed (with
+ * the failed step and its log tail) or on any error, 4 when the timeout came first, 130 on Ctrl-C (the workflow runs
+ * on; only the waiting stops).
  */
-import ora from 'ora';
+import { styleText } from 'node:util';
+import ora, { type Ora } from 'ora';
 import { callApi } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
 import { CliError, EXIT, usageError } from '../client/errors.js';
+import { readEvents } from '../client/events.js';
 import { print } from '../client/output.js';
+import type { Session } from '../client/session.js';
 
-/** One REST wait while showing progress, seconds: short, so the step display follows the workflow. */
-const SLICE_SECONDS = 5;
+/** Exit code after Ctrl-C: 128 + SIGINT, as shells report an interrupted command. */
+export const EXIT_INTERRUPTED = 130;
+/** Pause before following again when the server closed the stream without a settlement (e.g. it restarted), ms. */
+const RECONNECT_MS = 500;
 
 /** The workflow as `GET /api/v1/workflows/{name}` answers it (the fields read here). */
 interface WorkflowView {
   workflow: string;
-  audit: { operation: string; status: string; message: string };
   phase: string;
   settled: boolean;
-  steps: { name: string; status: string; startedAt?: string; finishedAt?: string }[];
+}
+
+/** A step as the events carry it. */
+interface Step {
+  name: string;
+  status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+/** The data of a `step` event. */
+interface StepEvent {
+  index: number;
+  total: number;
+  step: Step;
+}
+
+/** The data of the `settled` event. */
+interface SettledEvent {
+  workflow: string;
+  phase: string;
+  settled: boolean;
+  message: string;
+  steps: Step[];
   host?: string;
   failedStep?: { name: string; message: string; logTail: string[] };
 }
@@ -31,6 +61,124 @@ export function timeoutSeconds(text: string): number {
   return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h'];
 }
 
+/** Colour for people (https://no-color.org): only when stdout and stderr are terminals and `NO_COLOR` is empty. */
+export function colourEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(process.stdout.isTTY && process.stderr.isTTY && !env.NO_COLOR);
+}
+
+/** A duration for people: `850ms`, `4.2s`, `3m 05s`. */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}
+
+/** How a step or workflow outcome is shown: its mark and colour. */
+const OUTCOME = {
+  succeeded: { mark: '✔', colour: 'green' },
+  failed: { mark: '✖', colour: 'red' },
+  skipped: { mark: '-', colour: 'yellow' },
+} as const;
+
+/** The lines of one wait on stderr: step lines, the spinner between them, and nothing else. */
+class Progress {
+  private readonly spinner: Ora | undefined;
+  private readonly started = Date.now();
+  /** `name:status` of the lines already printed, so a replayed step (after a reconnect) prints nothing. */
+  private readonly shown = new Set<string>();
+
+  constructor(
+    private readonly name: string,
+    private readonly colour: boolean,
+  ) {
+    // discardStdin off: ora's default puts the terminal in raw mode, where Ctrl-C is a byte instead of SIGINT.
+    // A terminal that reports 0 columns (a pseudo-terminal nobody sized) gets no spinner: ora would clear
+    // Infinity lines per frame.
+    const spinner = ora({
+      text: `waiting for ${name}`,
+      stream: process.stderr,
+      discardStdin: false,
+      color: colour ? 'cyan' : false,
+      isEnabled: Boolean(process.stderr.isTTY && process.stderr.columns),
+    });
+    this.spinner = spinner.isEnabled ? spinner.start() : undefined;
+  }
+
+  paint(colour: 'green' | 'red' | 'yellow' | 'cyan' | 'dim', text: string): string {
+    return this.colour ? styleText(colour, text) : text;
+  }
+
+  /** A line above the spinner. */
+  line(text: string): void {
+    if (this.spinner?.isSpinning) {
+      this.spinner.clear();
+      process.stderr.write(`${text}\n`);
+      this.spinner.render();
+    } else {
+      process.stderr.write(`${text}\n`);
+    }
+  }
+
+  step({ index, total, step }: StepEvent): void {
+    const label = `step ${index + 1}/${total} ${step.name}`;
+    if (step.status === 'running' || step.status === 'pending') {
+      if (this.spinner) this.spinner.text = label;
+      return;
+    }
+    const key = `${step.name}:${step.status}`;
+    if (this.shown.has(key)) return;
+    this.shown.add(key);
+    const { mark, colour } = OUTCOME[step.status];
+    const took = step.startedAt && step.finishedAt ? Date.parse(step.finishedAt) - Date.parse(step.startedAt) : undefined;
+    const detail = step.status === 'skipped' ? ' (skipped)' : took !== undefined && !Number.isNaN(took) ? ` ${this.paint('dim', duration(took))}` : '';
+    this.line(`${this.paint(colour, mark)} ${label}${detail}`);
+    if (this.spinner) this.spinner.text = `waiting for ${this.name}`;
+  }
+
+  /** The outcome line; `phase` coloured. */
+  outcome(phase: 'succeeded' | 'failed', rest: string): void {
+    this.stop();
+    const { colour } = OUTCOME[phase];
+    process.stderr.write(`${this.name} ${this.paint(colour, phase)} after ${duration(Date.now() - this.started)}${rest}\n`);
+  }
+
+  /** Clear the spinner (and show the cursor again); safe to call twice. */
+  stop(): void {
+    this.spinner?.stop();
+  }
+}
+
+/**
+ * Follow workflow `name` until it settles, `deadline` passes or `signal` aborts.
+ * @returns the settled event, or `undefined` when time ran out or `signal` aborted.
+ * @throws ApiError/CliError as {@link readEvents} does.
+ */
+async function follow(session: Session, name: string, progress: Progress, deadline: number, signal: AbortSignal): Promise<SettledEvent | undefined> {
+  const path = `/api/v1/workflows/${encodeURIComponent(name)}/events`;
+  let settled: SettledEvent | undefined;
+  let failure: CliError | undefined;
+  const timeout = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+  const stop = AbortSignal.any([signal, timeout]);
+  while (!settled && !stop.aborted) {
+    const closed = await readEvents(
+      session,
+      path,
+      (message) => {
+        const data = JSON.parse(message.data) as unknown;
+        if (message.event === 'step') progress.step(data as StepEvent);
+        else if (message.event === 'settled') settled = data as SettledEvent;
+        else if (message.event === 'error') failure = new CliError(`following ${name}: ${(data as { error: string }).error}`);
+      },
+      { signal: stop },
+    );
+    if (failure) throw failure;
+    // Closed without a settlement (pds restarting): follow again; the steps so far are replayed and not reprinted.
+    if (closed && !settled) await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+  }
+  return settled;
+}
+
 export function waitCommand() {
   return apiCommand('wait', 'wait for a workflow, showing its steps; exit 0 if it succeeded')
     .argument('<workflow>', 'the workflow name a deploy printed, e.g. deploy-service-x7k2p')
@@ -38,44 +186,29 @@ export function waitCommand() {
     .action(async (name: string, o: { timeout: string }, command) => {
       const limit = timeoutSeconds(o.timeout);
       const { session, format } = await contextOf(command);
-      const deadline = Date.now() + limit * 1000;
-      const spinner = ora({ text: `waiting for ${name}`, stream: process.stderr });
-      if (spinner.isEnabled) spinner.start();
-      const shown = new Set<string>();
-      const show = (view: WorkflowView) => {
-        view.steps.forEach((step, i) => {
-          const key = `${i}:${step.status}`;
-          if (shown.has(key) || !['succeeded', 'failed', 'skipped'].includes(step.status)) return;
-          shown.add(key);
-          const line = `step ${i + 1}/${view.steps.length}: ${step.name}`;
-          if (step.status === 'succeeded') spinner.succeed(line);
-          else if (step.status === 'failed') spinner.fail(line);
-          else spinner.info(`${line} (skipped)`);
-        });
-        const running = view.steps.findIndex((s) => s.status === 'running' || s.status === 'pending');
-        if (!view.settled && spinner.isEnabled) {
-          spinner.start(running >= 0 ? `step ${running + 1}/${view.steps.length}: ${view.steps[running]!.name}` : `${view.phase}: ${name}`);
-        }
-      };
-      let view: WorkflowView;
-      for (;;) {
-        const left = Math.ceil((deadline - Date.now()) / 1000);
-        const wait = Math.max(0, Math.min(SLICE_SECONDS, left));
-        view = await callApi<WorkflowView>(session, 'GET', `/api/v1/workflows/${encodeURIComponent(name)}?wait_seconds=${wait}`, undefined, (wait + 30) * 1000);
-        show(view);
-        if (view.settled || Date.now() >= deadline) break;
+      const progress = new Progress(name, colourEnabled());
+      const interrupted = new AbortController();
+      const onInterrupt = () => interrupted.abort();
+      process.once('SIGINT', onInterrupt);
+      let settled: SettledEvent | undefined;
+      try {
+        settled = await follow(session, name, progress, Date.now() + limit * 1000, interrupted.signal);
+      } finally {
+        progress.stop();
+        process.removeListener('SIGINT', onInterrupt);
       }
-      spinner.stop();
-      print(format, view, (v: WorkflowView) => ({
-        head: ['step', 'status', 'started', 'finished'],
-        rows: v.steps.map((s) => [s.name, s.status, s.startedAt, s.finishedAt]),
-      }));
-      if (!view.settled) throw new CliError(`${name} is still ${view.phase} after ${o.timeout}; wait again with: pds wait ${name}`, EXIT.timedOut);
-      if (view.audit.status === 'failed') {
-        const step = view.failedStep;
+      if (interrupted.signal.aborted) {
+        throw new CliError(`stopped waiting; ${name} is still running on the server. Follow it again with: pds wait ${name}`, EXIT_INTERRUPTED);
+      }
+      // Scripts (-o json|yaml) get the API's own document of the workflow; people have had the step lines.
+      if (format !== 'table') print(format, await callApi<WorkflowView>(session, 'GET', `/api/v1/workflows/${encodeURIComponent(name)}`), () => ({ head: [], rows: [] }));
+      if (!settled) throw new CliError(`${name} is still running after ${o.timeout}; wait again with: pds wait ${name}`, EXIT.timedOut);
+      if (settled.phase === 'failed') {
+        const step = settled.failedStep;
         const tail = step?.logTail.length ? `\n${step.logTail.map((l) => `  ${l}`).join('\n')}` : '';
-        throw new CliError(`${name} failed${step ? ` at ${step.name}` : ''}: ${view.audit.message}${tail}`);
+        progress.stop();
+        throw new CliError(`${name} failed${step ? ` at ${step.name}` : ''}: ${settled.message || step?.message}${tail}`);
       }
-      process.stderr.write(`${name} succeeded${view.host ? `: https://${view.host}` : ''}\n`);
+      progress.outcome('succeeded', settled.host ? `: https://${settled.host}` : '');
     });
 }

@@ -1,10 +1,12 @@
 /**
- * Inspector of the Go server template (SPEC.md "Scaffolding templates by repository content"): the Go version from
+ * Inspector of the Go server template (`docs/api.md#scaffolding-templates`): the Go version from
  * go.mod and the package built into the static binary (`./cmd/server`, the root `main.go`, or the only command
  * under `cmd/`).
  */
 import { InvalidParams } from '../../core/errors.js';
 import type { Repo } from '../repo.js';
+import { execForm } from '../render.js';
+import { fitting, GO_PATH_ELEMENT } from './grammar.js';
 import type { Note } from './note.js';
 
 /** Go major.minor used when go.mod names none, or one older than 1.21. */
@@ -18,6 +20,8 @@ export interface GoSettings {
   modFiles: string;
   /** Package path built into the binary, e.g. `./cmd/server` or `.`. */
   package: string;
+  /** The build step in exec form, JSON, e.g. `["go", "build", …, "./cmd/server"]`: the package is an argument, never shell text. */
+  buildCommand: string;
   /** Assumptions for the checklist: which package was built when none was obvious. */
   notes: Note[];
 }
@@ -39,7 +43,15 @@ export function goSettings(repo: Repo, entryOverride?: string): GoSettings {
     pkg = p;
   } else {
     const goIn = (dir: string) => [...repo.paths].some((p) => p.startsWith(`${dir}/`) && p.endsWith('.go') && !p.endsWith('_test.go') && p.split('/').length === dir.split('/').length + 1);
-    const cmdDirs = [...new Set([...repo.paths].map((p) => p.match(/^cmd\/([^/]+)\/[^/]+\.go$/)?.[1]).filter((d): d is string => Boolean(d)))];
+    const commands = new Map<string, string>();
+    for (const p of repo.paths) {
+      const dir = p.match(/^cmd\/([^/]+)\/[^/]+\.go$/)?.[1];
+      if (dir && !commands.has(dir)) commands.set(dir, p);
+    }
+    const cmdDirs = [...commands.keys()];
+    const unambiguous = goIn('cmd/server') || repo.has('main.go');
+    // A directory name reaches the Dockerfile and the checklist only once it is a Go path element.
+    if (!unambiguous) for (const [dir, file] of commands) fitting(file, 'Go package directory', dir, GO_PATH_ELEMENT, 'letters, digits and ._- (a Go import path element)');
     if (goIn('cmd/server')) pkg = './cmd/server';
     else if (repo.has('main.go')) pkg = '.';
     else if (cmdDirs.length === 1) pkg = `./cmd/${cmdDirs[0]}`;
@@ -57,6 +69,7 @@ export function goSettings(repo: Repo, entryOverride?: string): GoSettings {
     goVersion: goVersion(repo.text('go.mod')),
     modFiles: repo.has('go.sum') ? 'go.mod go.sum' : 'go.mod',
     package: pkg,
+    buildCommand: execForm(['go', 'build', '-trimpath', '-ldflags=-s -w', '-o', '/out/server', pkg]),
     notes,
   };
 }

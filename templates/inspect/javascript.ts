@@ -1,10 +1,12 @@
 /**
- * Inspector of the JavaScript server template (SPEC.md "Scaffolding templates by repository content", rule 4): the
+ * Inspector of the JavaScript server template (`docs/api.md#scaffolding-templates`, rule 4): the
  * entry script node runs, from package.json `scripts.start` or `main` or a conventional file name, on top of the
  * shared Node build settings.
  */
 import { InvalidParams } from '../../core/errors.js';
+import { execForm } from '../render.js';
 import type { Repo } from '../repo.js';
+import { fitting, RELATIVE_PATH } from './grammar.js';
 import { nodeSettings, type NodeSettings } from './node.js';
 
 /** What the JavaScript Dockerfile renders, beyond the shared Node settings. */
@@ -21,7 +23,7 @@ const ENTRY_FILE = /^[A-Za-z0-9._@/-]+$/;
 
 /**
  * Settings of the JavaScript server template.
- * @param entryOverride the caller's `entry`: a script path inside the repository (`./` is dropped), e.g. `bin/www.js`.
+ * @param entryOverride the caller's `entry`: a script path inside the repository (`./` is dropped), e.g. `./bin/www.js`.
  * @throws InvalidParams for an `entryOverride` that is not a path inside the repository; when package.json is not a
  * JSON object.
  */
@@ -39,8 +41,9 @@ export function javascriptSettings(repo: Repo, entryOverride?: string): JavaScri
   } else {
     const start = pkg?.scripts.start?.match(/^\s*node\s+(?:--?[\w-]+(?:=\S+)?\s+)*([\w./@-]+\.[cm]?js)(\s|$)/);
     const main = pkg?.main?.replace(/^\.\//, '');
-    if (start) entry = start[1]!.replace(/^\.\//, '');
-    else if (main && ENTRY_FILE.test(main) && (repo.has(main) || node.buildScript)) entry = main;
+    const inside = 'a path inside the repository of letters, digits and ._@- (no "." or ".." segment)';
+    if (start) entry = fitting('package.json', 'scripts.start entry script', start[1]!.replace(/^\.\//, ''), RELATIVE_PATH, inside, 'fix it, or pass entry');
+    else if (main && ENTRY_FILE.test(main) && (repo.has(main) || node.buildScript)) entry = fitting('package.json', '"main"', main, RELATIVE_PATH, inside, 'fix it, or pass entry');
     else entry = ['server.js', 'index.js', 'src/server.js', 'src/index.js', 'app.js', 'main.js'].find((f) => repo.has(f));
     if (!entry && pkg?.scripts.start) {
       command = ['npm', 'start'];
@@ -51,5 +54,5 @@ export function javascriptSettings(repo: Repo, entryOverride?: string): JavaScri
     }
   }
   command ??= ['node', entry!];
-  return { ...node, install: repo.has('package.json'), entry: entry ?? 'npm start', command: JSON.stringify(command).replace(/","/g, '", "') };
+  return { ...node, install: repo.has('package.json'), entry: entry ?? 'npm start', command: execForm(command) };
 }

@@ -1,10 +1,13 @@
 /**
- * Inspector of the Python ASGI template (SPEC.md "Scaffolding templates by repository content", rule 5): Python
+ * Inspector of the Python ASGI template (`docs/api.md#scaffolding-templates`, rule 5): Python
  * version, how dependencies are installed (requirements.txt, an installable project or `[project].dependencies`) and
  * the `<module>:<app>` uvicorn serves, found by reading the modules that commonly hold it.
  */
 import { InvalidParams } from '../../core/errors.js';
+import { TEMPLATES } from '../catalog.js';
+import { execForm } from '../render.js';
 import type { Repo } from '../repo.js';
+import { fitting, PEP508_REQUIREMENT, PYTHON_APP } from './grammar.js';
 import type { Note } from './note.js';
 
 /** Python minor used when neither `requires-python` nor `.python-version` narrows it. */
@@ -16,8 +19,10 @@ export interface PythonSettings {
   pythonVersion: string;
   /** requirements.txt exists and is installed. */
   requirements: boolean;
-  /** Shell-quoted `[project].dependencies`, when the project itself is not installable. */
-  dependencies?: string;
+  /** `[project].dependencies` (PEP 508 requirements), when the project itself is not installable. */
+  dependencies?: string[];
+  /** Their install step in exec form, JSON, e.g. `["pip", "install", "starlette>=0.37"]`. */
+  pipInstall?: string;
   /** The project has a build system (or Poetry) and is installed with `pip install .`. */
   installProject: boolean;
   /** The file CI caches pip downloads by, when there is one. */
@@ -26,13 +31,19 @@ export interface PythonSettings {
   app: string;
   /** `src` for a src layout (uvicorn `--app-dir`). */
   appDir?: string;
-  /** Extra uvicorn arguments, with a leading space, e.g. ` --app-dir src --interface wsgi`. */
-  uvicornArgs: string;
+  /** Extra uvicorn arguments, e.g. `["--app-dir", "src", "--interface", "wsgi"]`. */
+  uvicornArgs: string[];
+  /**
+   * CMD in exec form, JSON: `sh -c` only to read `${PORT:-8000}`, with the application and the uvicorn arguments as
+   * its positional arguments (`$0`, `$@`), never inside its text.
+   */
+  command: string;
   /** Assumptions for the checklist: the application object, WSGI, Django settings, unread pyproject.toml. */
   notes: Note[];
 }
 
-const ASGI_APP = /^[A-Za-z_][\w.]*:[A-Za-z_]\w*$/;
+const ASGI_APP = PYTHON_APP;
+const PORT = TEMPLATES.python.port;
 const APP_ASSIGNMENT =
   /^([A-Za-z_]\w*)\s*(?::\s*[\w.[\], ]+)?=\s*(?:[\w.]+\.)?(FastAPI|Starlette|Quart|Litestar|Sanic|Flask|BlackSheep|Application|get_asgi_application|Robyn)\s*\(/m;
 
@@ -84,7 +95,7 @@ export function pythonSettings(repo: Repo, entryOverride?: string): PythonSettin
   const poetry = Boolean((py?.tool as Record<string, unknown> | undefined)?.poetry);
   const requirements = repo.has('requirements.txt');
   let installProject = false;
-  let dependencies: string | undefined;
+  let dependencies: string[] | undefined;
   if (repo.has('pyproject.toml')) {
     if (!py) {
       installProject = !requirements;
@@ -92,8 +103,10 @@ export function pythonSettings(repo: Repo, entryOverride?: string): PythonSettin
     } else if ((project || poetry) && buildSystem) {
       installProject = true;
     } else if (project && Array.isArray(project.dependencies) && !requirements) {
-      const list = project.dependencies.filter((d): d is string => typeof d === 'string');
-      dependencies = list.length ? list.map(shellQuote).join(' ') : undefined;
+      const list = project.dependencies
+        .filter((d): d is string => typeof d === 'string')
+        .map((d) => fitting('pyproject.toml', 'dependency', d.trim(), PEP508_REQUIREMENT, 'a PEP 508 requirement: printable ASCII starting with a letter or digit, without $ ` \\ { } |', 'fix it, or list the dependencies in requirements.txt'));
+      dependencies = list.length ? list : undefined;
     }
   }
 
@@ -110,12 +123,12 @@ export function pythonSettings(repo: Repo, entryOverride?: string): PythonSettin
       .find((c) => c.m);
     if (found) {
       const { module, appDir: dir } = moduleOf(found.path);
-      app = `${module}:${found.m![1]}`;
+      app = fitting(found.path, 'application', `${module}:${found.m![1]}`, ASGI_APP, 'a Python module path <module>:<app> of ASCII identifiers');
       appDir = dir;
       framework = found.m![2];
     } else if (candidates.length) {
       const { module, appDir: dir } = moduleOf(candidates[0]!);
-      app = `${module}:app`;
+      app = fitting(candidates[0]!, 'application', `${module}:app`, ASGI_APP, 'a Python module path <module>:<app> of ASCII identifiers');
       appDir = dir;
       notes.push({ id: 'python-app', text: `Assumed the ASGI application is "${app}" (from ${candidates[0]}); if not, pass entry=<module>:<app> or edit the Dockerfile CMD.` });
     } else {
@@ -123,9 +136,9 @@ export function pythonSettings(repo: Repo, entryOverride?: string): PythonSettin
       notes.push({ id: 'python-app', text: 'The start command keeps the placeholder "main:app" (<module>:<app>): no application module was found. Pass entry=<module>:<app> or edit the Dockerfile CMD.' });
     }
   }
-  let uvicornArgs = appDir ? ` --app-dir ${appDir}` : '';
+  const uvicornArgs = appDir ? ['--app-dir', appDir] : [];
   if (framework === 'Flask') {
-    uvicornArgs += ' --interface wsgi';
+    uvicornArgs.push('--interface', 'wsgi');
     notes.push({ id: 'wsgi', text: 'The app is Flask (WSGI): uvicorn serves it with --interface wsgi. An ASGI framework (or an a2wsgi wrapper) is the better long-term fit.' });
   }
   if (framework === 'get_asgi_application') {
@@ -135,17 +148,15 @@ export function pythonSettings(repo: Repo, entryOverride?: string): PythonSettin
     pythonVersion: pythonVersion(project?.['requires-python'], repo.text('.python-version')),
     requirements,
     dependencies,
+    pipInstall: dependencies ? execForm(['pip', 'install', ...dependencies]) : undefined,
     installProject,
     dependencyFile: requirements ? 'requirements.txt' : repo.has('pyproject.toml') ? 'pyproject.toml' : undefined,
     app,
     appDir,
     uvicornArgs,
+    command: execForm(['sh', '-c', `exec uvicorn "$0" --host 0.0.0.0 --port "\${PORT:-${PORT}}" "$@"`, app, ...uvicornArgs]),
     notes,
   };
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The newest of 3.9–3.13 allowed by `requires-python` (or .python-version), preferring 3.12. */

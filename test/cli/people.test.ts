@@ -13,9 +13,9 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDexFixture, type DexFixture } from '../fixtures/dex.js';
 import { Browser } from '../helpers/browser.js';
-import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { executeAndWait, registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
-const PDS = path.resolve('bin/pds.js');
+const PDS = path.resolve('bin/pds-src.js');
 let dex: DexFixture;
 let pds: TestServer;
 let home: string;
@@ -88,9 +88,8 @@ beforeAll(async () => {
   dex.setClientSecret('dex-secret');
   dex.addUser('alice', 'pw', { email: 'alice@example.com', email_verified: true });
   pds = await startTestServer({ PDS_AUTH_URL: dex.url, PDS_OIDC_AUDIENCE: 'pds', PDS_OIDC_CLIENT_SECRET: 'dex-secret' });
-  await pds.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'acme', admins: 'alice@example.com' });
-  await new Promise((r) => setTimeout(r, 200));
-  await registerRepository(pds, 'root', 'acme', 'acme/web');
+  await executeAndWait(pds, 'root', 'create-tenant', { team_name: 'acme', admins: 'alice@example.com' });
+  await registerRepository(pds, 'root', 'acme', 'root/web');
 });
 
 afterAll(async () => {
@@ -119,16 +118,16 @@ describe('pds login (browser, loopback redirect)', () => {
   });
 
   it('deploys, shows status, services and logs, in every output format', async () => {
-    const deploy = await run(['deploy', 'acme/web', '--onboard', '--port', '8787', '--tag', '0.1.0', '--repo', 'acme/web', '-o', 'json']);
+    const deploy = await run(['deploy', 'acme/web', '--onboard', '--port', '8787', '--tag', '0.1.0', '--repo', 'root/web', '-o', 'json']);
     expect(deploy.code, deploy.stderr).toBe(0);
     const submitted = JSON.parse(deploy.stdout);
     expect(submitted).toMatchObject({ operation: 'deploy-service', status: 'submitted' });
-    // pds wait follows it through the REST wait, a line per finished step on stderr, the workflow on stdout, exit 0.
+    // pds wait follows its event stream, a line per finished step on stderr, the workflow on stdout, exit 0.
     const waited = await run(['wait', submitted.workflowName, '-o', 'json']);
     expect(waited.code, waited.stderr).toBe(0);
     expect(JSON.parse(waited.stdout)).toMatchObject({ workflow: submitted.workflowName, settled: true, audit: { status: 'succeeded', userId: 'alice@example.com' } });
-    expect(waited.stderr).toMatch(/step 1\/\d+: /);
-    expect(waited.stderr).toContain(`${submitted.workflowName} succeeded: https://acme-web.apps.test`);
+    expect(waited.stderr).toMatch(/^✔ step 1\/\d+ \S/m);
+    expect(waited.stderr).toMatch(new RegExp(`${submitted.workflowName} succeeded after \\S+: https://acme-web\\.apps\\.test`));
     const history = await run(['workflows', '--team', 'acme', '--service', 'web', '-o', 'json']);
     expect(history.code, history.stderr).toBe(0);
     expect(JSON.parse(history.stdout).items[0]).toMatchObject({ name: submitted.workflowName, operation: 'deploy-service', phase: 'succeeded' });

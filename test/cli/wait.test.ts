@@ -13,7 +13,7 @@ import type { Platform } from '../../core/ports.js';
 import { execute, ONBOARD, run as runOn } from '../sandbox/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-const PDS = path.resolve('bin/pds.js');
+const PDS = path.resolve('bin/pds-src.js');
 let home: string;
 
 function pds(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {

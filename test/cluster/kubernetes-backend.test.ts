@@ -92,7 +92,8 @@ describe.sequential('the kubernetes backend', () => {
       pods: '10',
     });
     expect(run).toMatchObject({ phase: 'succeeded', operation: 'create-tenant', userId: CALLER, team: TEAM });
-    expect(settled).toContain(`${run.name}:succeeded`);
+    // runToEnd saw the record settle; nothing orders that before the onSettled listeners are called, so await the call.
+    expect(await until('the onSettled call', () => settled.find((s) => s.startsWith(`${run.name}:`)))).toBe(`${run.name}:succeeded`);
     const wf = await readWorkflow(run.name);
     expect(wf.metadata?.labels).toMatchObject({ 'pds.dev/operation': 'create-tenant', 'pds.dev/tenant': TEAM, 'pds.dev/managed-by': 'pds' });
     expect(wf.metadata?.annotations?.['pds.dev/user']).toBe(CALLER);

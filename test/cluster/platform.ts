@@ -14,6 +14,7 @@ import { inject } from 'vitest';
 import { createKubernetesPlatform, type KubernetesPlatform, type KubernetesPlatformOptions } from '../../adapters/kubernetes/index.js';
 import { startArgoCd, type ArgoCdStandIn } from '../fixtures/argo-cd.js';
 import type { RunnerOptions } from '../fixtures/argo-steps/runner.js';
+import { BUILD_IMAGE_STUBS } from '../fixtures/argo-steps/pods.js';
 import { startArgoController, type ArgoControllerStandIn } from '../fixtures/argo-workflows-controller.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { startKubelet, type KubeletStandIn } from '../fixtures/kubelet.js';
@@ -25,7 +26,6 @@ export const WORKFLOWS = 'pds-workflows';
 export const ARGOCD = 'argocd';
 export const REGISTRY = 'registry.test/pds';
 export const DOMAIN = 'apps.test';
-const KANIKO_STUB = path.resolve(import.meta.dirname, '../fixtures/argo-steps/kaniko-stub.sh');
 
 export interface ClusterHarness {
   admin: KubeConfig;
@@ -74,9 +74,9 @@ export async function startClusterHarness(repos: Record<string, string[]>): Prom
     cluster: admin,
     namespace: WORKFLOWS,
     kubeconfigPath: workflowAccount.path,
-    images: { 'alpine/k8s': { local: true }, 'alpine/git': { local: true }, 'gcr.io/kaniko-project/executor': { stub: KANIKO_STUB } },
+    images: { 'alpine/k8s': { local: true }, 'alpine/git': { local: true }, ...BUILD_IMAGE_STUBS },
     gitConfig: { [`url.file://${work}/github/.insteadOf`]: 'https://github.com/' },
-    stubEnv: { PDS_REGISTRY_LOG: path.join(work, 'registry.jsonl') },
+    stubEnv: { PDS_REGISTRY_LOG: path.join(work, 'registry.jsonl'), PDS_BUILD_LOG: path.join(work, 'builds.log') },
     workDir: work,
   };
   const kubelet = await startKubelet({ kc: admin });

@@ -5,7 +5,8 @@
  * pds-workflow ServiceAccount, git against a local bare GitOps repository. The test checks what they leave behind.
  *
  * Not exercised here (stubbed only at the container boundary, listed in the output and in deploy/README.md):
- * the image build and push (kaniko's image replaced by test/fixtures/argo-steps/kaniko-stub.sh), and GitHub itself
+ * the image build and push (kaniko's and crane's images replaced by test/fixtures/argo-steps/kaniko-stub.sh and
+ * test/fixtures/argo-steps/crane-stub.sh), and GitHub itself
  * (the clone runs for real, against local bare repositories through git's url.insteadOf). Argo CD is played by the
  * test: it server-side-validates the committed manifests and removes Application finalizers.
  */
@@ -26,6 +27,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applicationName, imageRef, previewName, serviceHost } from '../../core/names.js';
 import { LocalArgo, type RunResult } from '../fixtures/argo-steps/runner.js';
+import { BUILD_IMAGE_STUBS } from '../fixtures/argo-steps/pods.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
 import { bareRepository, checkout, fileAt, filesUnder } from './gitops.js';
@@ -36,7 +38,7 @@ const REGISTRY = 'registry.test/pds';
 const DOMAIN = 'apps.test';
 const TEAM = 'acme';
 const CALLER = 'alice@example.com';
-const KANIKO_STUB = path.resolve(import.meta.dirname, '../fixtures/argo-steps/kaniko-stub.sh');
+const REGISTRY_SECRET = `registry-push-${randomUUID()}`;
 
 let admin: KubeConfig;
 let pds: KubeConfig;
@@ -100,7 +102,7 @@ async function submit(operation: string, parameters: Record<string, string>, env
     parameters: workflow.spec.arguments.parameters,
   });
   ran.add(operation);
-  for (const node of result.nodes) if (node.stubbed) stubbed.add(`${node.template} → ${path.basename(node.stubbed)}`);
+  for (const node of result.nodes) if (node.stubbed) stubbed.add(`${node.template} → ${node.stubbed}`);
   return { ...result, name, uid };
 }
 
@@ -162,6 +164,15 @@ beforeAll(async () => {
     namespace: WORKFLOWS,
     body: [{ op: 'replace', path: '/data/GITOPS_REPO', value: `file://${gitopsRepo}` }],
   });
+  // The shared push credential, as a platform team creates it (deploy/README.md), holding a value the build must not see.
+  await admin.makeApiClient(CoreV1Api).createNamespacedSecret({
+    namespace: WORKFLOWS,
+    body: {
+      metadata: { name: 'pds-registry-credentials' },
+      type: 'kubernetes.io/dockerconfigjson',
+      stringData: { '.dockerconfigjson': JSON.stringify({ auths: { 'registry.test': { auth: Buffer.from(`pds:${REGISTRY_SECRET}`).toString('base64') } } }) },
+    },
+  });
   pds = (await serviceAccountKubeConfig(admin, { namespace: 'pds', name: 'pds' }, work)).kc;
   const workflowAccount = await serviceAccountKubeConfig(admin, { namespace: WORKFLOWS, name: 'pds-workflow' }, work);
   runner = {
@@ -172,15 +183,16 @@ beforeAll(async () => {
     images: {
       'alpine/k8s': { local: true },
       'alpine/git': { local: true },
-      'gcr.io/kaniko-project/executor': { stub: KANIKO_STUB },
+      ...BUILD_IMAGE_STUBS,
     },
     gitConfig: { [`url.file://${work}/github/.insteadOf`]: 'https://github.com/' },
-    stubEnv: { PDS_REGISTRY_LOG: registryLog },
+    stubEnv: { PDS_REGISTRY_LOG: registryLog, PDS_BUILD_LOG: path.join(work, 'builds.log') },
     workDir: work,
   };
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await admin?.makeApiClient(CoreV1Api).deleteNamespacedSecret({ name: 'pds-registry-credentials', namespace: WORKFLOWS }).catch(() => undefined);
   process.stdout.write(
     '\nNot exercised by the template-steps test (stubbed at the container boundary):\n' +
       [...stubbed].map((s) => `  - ${s} (image build and push: no registry or container runtime here)\n`).join('') +
@@ -273,8 +285,16 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     });
     expect(r.phase, r.message).toBe('Succeeded');
     expect(r.nodes.filter((n) => n.phase === 'Skipped').map((n) => n.path).sort()).toEqual(['deploy', 'update-config']);
-    // The build got the repository at the tag (cloned for real) and the Dockerfile at dockerfile_path.
-    expect(pushed()).toEqual([expect.objectContaining({ destination: image('web', '0.1.0'), dockerfile: 'docker/Dockerfile' })]);
+    // The build got the repository at the tag (cloned for real) and the Dockerfile at dockerfile_path; the push, a
+    // container of its own, used the registry credential.
+    expect(pushed()).toEqual([expect.objectContaining({ destination: image('web', '0.1.0'), dockerfile: 'docker/Dockerfile', credential: 'shared' })]);
+    // What the tenant's Dockerfile could reach (kaniko runs RUN in the build container): no registry or git
+    // credential in its environment or files, no ServiceAccount credentials (KUBECONFIG stands in for the token).
+    const build = readFileSync(path.join(work, 'builds.log'), 'utf8');
+    expect(build).toContain(`=== build of ${image('web', '0.1.0')}`);
+    expect(build).not.toContain(REGISTRY_SECRET);
+    expect(build).not.toMatch(/^(KUBECONFIG|DOCKER_CONFIG|GIT_PASSWORD|GIT_USERNAME)=/m);
+    expect(build.split('=== files\n')[1]!.trim().split('\n')).toEqual(['./src/docker/Dockerfile', './src/server.js']);
 
     expect(filesUnder(gitopsRepo, 'tenants/acme/web')).toEqual([
       'tenants/acme/web/deployment.yaml',

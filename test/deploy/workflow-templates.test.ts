@@ -56,6 +56,29 @@ describe('deploy/workflows/ and the operation contract', () => {
     }
   });
 
+  it('runs tenant code (the Dockerfile build) with no credential: no Secret mounted or in env, no ServiceAccount token, no push', () => {
+    type Pod = Template & { automountServiceAccountToken?: boolean; executor?: { serviceAccountName?: string } };
+    const builds = [...templates.values()].flatMap((t) => leafTemplates(t).map((leaf) => [t.metadata.name, leaf as Pod] as const))
+      .filter(([, leaf]) => [...(leaf.initContainers ?? []), leaf.container, leaf.script].some((c) => c?.image.startsWith('gcr.io/kaniko-project/executor')));
+    expect(builds.map(([t, leaf]) => `${t}/${leaf.name}`)).toEqual(['pds-steps/build-image']);
+    for (const [, leaf] of builds) {
+      // Argo mounts the executor account's token into its own wait container only (template.executor).
+      expect(leaf.automountServiceAccountToken).toBe(false);
+      expect(leaf.executor?.serviceAccountName).toBe('pds-workflow-executor');
+      const secretVolumes = new Set((leaf.volumes ?? []).filter((v) => v.secret).map((v) => v.name));
+      for (const c of [...(leaf.initContainers ?? []), leaf.container!]) {
+        if (!c.image.startsWith('gcr.io/kaniko-project/executor')) continue;
+        expect(c.args).toContain('--no-push');
+        expect((c.volumeMounts ?? []).filter((m) => secretVolumes.has(m.name) || m.mountPath.startsWith('/kaniko/.docker'))).toEqual([]);
+        expect((c.env ?? []).filter((e) => e.valueFrom?.secretKeyRef)).toEqual([]);
+        expect((c.envFrom ?? []).filter((e) => e.secretRef)).toEqual([]);
+        expect((c.env ?? []).map((e) => e.name).filter((n) => /DOCKER|TOKEN|PASSWORD|SECRET|CREDENTIAL/i.test(n))).toEqual([]);
+      }
+      // The push runs no tenant code: it is the pod's last container and only copies the built tarball.
+      expect(leaf.container!.image).toMatch(/^gcr\.io\/go-containerregistry\/crane/);
+    }
+  });
+
   it('runs every operation as the pds-workflow ServiceAccount in the workflow namespace', () => {
     for (const name of operations) {
       const t = templates.get(name)!;

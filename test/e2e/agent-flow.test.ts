@@ -94,7 +94,7 @@ describe.each(CLIENTS)('onboarding over pds mcp (stdio) with the $name', (kind) 
     const team = teamFor('stdio', kind);
     const client = await connectStdio(kind, {
       command: process.execPath,
-      args: ['bin/pds.js', ...SHIPPED['pds-stdio'].args.slice(1)],
+      args: ['bin/pds-src.js', ...SHIPPED['pds-stdio'].args.slice(1)],
       env: { ...(process.env as Record<string, string>), PDS_BASE_URL: slow.url, PDS_TOKEN: await slow.token(`admin-${team}`) },
     });
     try {

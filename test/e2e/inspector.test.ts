@@ -2,8 +2,11 @@
  * The MCP Inspector CLI 0.17.2 (the last release that runs on Node 20) against a started pds, over Streamable HTTP
  * and over `pds mcp` on stdio. `npx @modelcontextprotocol/inspector@0.17.2 --cli …` runs exactly this entry point of
  * its `@modelcontextprotocol/inspector-cli` package, pinned here as a devDependency so the test needs no download.
+ * The README's Inspector command (`npm run -s inspector -- …`, issue 19 item 8) is run as written, in bash, from the
+ * checkout, with only its base URL pointed at the test's pds.
  */
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -12,7 +15,7 @@ import { registerRepository, startTestServer, waitForWorkflow, type TestServer }
 
 const run = promisify(execFile);
 const inspectorBuild = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build');
-const pdsBin = path.resolve('bin/pds.js');
+const pdsBin = path.resolve('bin/pds-src.js');
 
 let pds: TestServer;
 beforeAll(async () => {
@@ -29,6 +32,27 @@ async function inspector(args: string[]): Promise<any> {
   const { stdout } = await run(process.execPath, [path.join(inspectorBuild, 'cli.js'), '--cli', ...args], { timeout: 20_000, cwd: inspectorBuild });
   return JSON.parse(stdout);
 }
+
+it("runs the README's Inspector command as written, from the checkout, offline", async () => {
+  const readme = await readFile('README.md', 'utf8');
+  const commands = [...readme.matchAll(/`([^`]*--method tools\/list[^`]*)`/g)].map((m) => m[1]!);
+  expect(commands).toHaveLength(1);
+  const command = commands[0]!;
+  expect(command).toContain('http://localhost:8080/mcp');
+  const { stdout } = await run('bash', ['-c', command.replace('http://localhost:8080', pds.url)], {
+    timeout: 30_000,
+    env: { ...process.env, PDS_TOKEN: await pds.token('root'), npm_config_offline: 'true' },
+  });
+  expect(JSON.parse(stdout).tools.map((t: any) => t.name)).toContain('platform_deploy_service');
+});
+
+it('runs a stdio command given with a relative path through the same script', async () => {
+  const { stdout } = await run(process.execPath, ['scripts/inspector.js', '--method', 'tools/list', '--', process.execPath, 'bin/pds.js', 'mcp', '--toolsets', 'tenants'], {
+    timeout: 30_000,
+    env: { ...process.env, PDS_BASE_URL: pds.url, PDS_TOKEN: await pds.token('root') },
+  });
+  expect(JSON.parse(stdout).tools.map((t: any) => t.name)).toContain('platform_create_tenant');
+});
 
 it('lists and calls tools over Streamable HTTP', async () => {
   const auth = `Authorization: Bearer ${await pds.token('root')}`;

@@ -8,6 +8,8 @@
  * entry written or not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadOrCreateSecret } from '../../auth/self-issued.js';
+import { createRequestStateCodec } from '../../tools/request-state.js';
 import { createWriteLimiter } from '../../rest/ratelimit.js';
 import { CLIENTS, connectHttp, connectStdio, textOf, type ClientKind, type StdioTarget, type TestClient } from '../helpers/mcp-clients.js';
 import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
@@ -40,7 +42,7 @@ beforeAll(async () => {
   await waitForWorkflow(pds, 'root', created.body.workflowName);
   stdioTarget = {
     command: process.execPath,
-    args: ['bin/pds.js', 'mcp', '--toolsets', 'all'],
+    args: ['bin/pds-src.js', 'mcp', '--toolsets', 'all'],
     env: { ...(process.env as Record<string, string>), PDS_BASE_URL: pds.url, PDS_TOKEN: await pds.token('alice') },
   };
 });
@@ -234,5 +236,58 @@ describe('the answer belongs to the question', () => {
     expect(await exists(other)).toBe(true);
     expect(await exists(asked)).toBe(true);
     expect(await retirements(other)).toEqual([]);
+  });
+
+  /** Every text a client could get from `state` by decoding: each segment and each prefix of it, as base64 and base64url. */
+  function decodings(state: string): string[] {
+    const out = [state];
+    for (const part of [state, ...state.split('.')]) {
+      for (let end = 1; end <= part.length; end++) {
+        const prefix = part.slice(0, end);
+        out.push(Buffer.from(prefix, 'base64url').toString('latin1'), Buffer.from(prefix, 'base64').toString('latin1'));
+        out.push(Buffer.from(prefix, 'base64url').toString('utf8'));
+      }
+    }
+    return out;
+  }
+
+  it('sends the confirm value only encrypted: no prefix, base64/base64url decoding or substring of requestState holds it', async () => {
+    const app = await service();
+    const token = await pds.token('alice');
+    const first = await post({ arguments: { team_name: 'acme', component_name: app } }, token);
+    expect(first.result.resultType).toBe('input_required');
+    const state: string = first.result.requestState;
+    // Nothing a client decodes names the field, let alone holds its value.
+    for (const text of decodings(state)) expect(text.includes('confirm'), text.slice(0, 200)).toBe(false);
+    // The server (and only it) opens the state: that is how the test learns the value to look for.
+    const secret = await loadOrCreateSecret(pds.config.jwtSecret, pds.dataDir);
+    const opened = await createRequestStateCodec<{ state: { confirm: string } }>(secret).verify(state);
+    const confirm = opened.state.confirm;
+    expect(confirm.length).toBeGreaterThan(16);
+    const pieces = [confirm, ...confirm.split('.').filter((p) => p.length >= 8)];
+    for (const text of decodings(state)) for (const piece of pieces) expect(text.includes(piece)).toBe(false);
+    expect(JSON.stringify(first)).not.toContain(confirm);
+    expect(await exists(app)).toBe(true);
+  });
+
+  it('refuses a requestState the client changed, and runs nothing', async () => {
+    const app = await service();
+    const token = await pds.token('alice');
+    const first = await post({ arguments: { team_name: 'acme', component_name: app } }, token);
+    const state: string = first.result.requestState;
+    const parts = state.split('.');
+    // Flip one character of the ciphertext (the fourth segment of a compact JWE), then of the tag.
+    for (const index of [3, 4]) {
+      const segment = parts[index]!;
+      const flipped = `${segment[0] === 'A' ? 'B' : 'A'}${segment.slice(1)}`;
+      const tampered = parts.map((p, i) => (i === index ? flipped : p)).join('.');
+      const answer = await post(
+        { arguments: { team_name: 'acme', component_name: app }, requestState: tampered, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } },
+        token,
+      );
+      expect(answer.error?.code ?? answer.result?.isError, JSON.stringify(answer)).toBeTruthy();
+    }
+    expect(await exists(app)).toBe(true);
+    expect(await retirements(app)).toEqual([]);
   });
 });

@@ -140,7 +140,7 @@ describe('through pds mcp on stdio', () => {
     const kind = CLIENTS.find((k) => k.protocol === '2026-07-28')!;
     const client = await connectStdio(kind, {
       command: process.execPath,
-      args: ['bin/pds.js', 'mcp'],
+      args: ['bin/pds-src.js', 'mcp'],
       env: { ...(process.env as Record<string, string>), PDS_BASE_URL: pds.url, PDS_TOKEN: await pds.token('bob') },
     });
     try {

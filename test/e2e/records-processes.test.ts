@@ -1,5 +1,5 @@
 /**
- * The record store under real `pds serve` processes (bin/pds.js), on SQLite and on PostgreSQL (issue 9 items 5–7,
+ * The record store under real `pds serve` processes (bin/pds-src.js), on SQLite and on PostgreSQL (issue 9 items 5–7,
  * issue 7 items 12 and 13): kill -9 mid-workflow and restart; a store that cannot be written; a data directory that
  * lost its store.
  */

@@ -19,7 +19,7 @@ afterAll(() => pds.stop());
 
 /** Run `pds mcp` with `input` on stdin (then end it); resolves with the exit code and the stdout lines as JSON. */
 async function runPdsMcp(input: string, args: string[] = []): Promise<{ code: number | null; answers: any[]; stderr: string }> {
-  const child = spawn(process.execPath, ['bin/pds.js', 'mcp', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/pds-src.js', 'mcp', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -17,7 +17,7 @@ beforeAll(async () => {
   for (const repo of ['acme/web1', 'acme/web2', 'acme/web3']) await registerRepository(pds, 'alice', 'acme', repo);
   target = {
     command: process.execPath,
-    args: ['bin/pds.js', 'mcp', '--toolsets', 'all'],
+    args: ['bin/pds-src.js', 'mcp', '--toolsets', 'all'],
     env: { ...(process.env as Record<string, string>), PDS_BASE_URL: pds.url, PDS_TOKEN: await pds.token('alice') },
   };
 });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/server.js';
 
 const exec = promisify(execFile);
-const PDS = path.resolve('bin/pds.js');
+const PDS = path.resolve('bin/pds-src.js');
 
 let dataDir: string;
 let port: number;

@@ -18,6 +18,8 @@ export class Browser {
   readonly jar = new CookieJar();
   /** Every URL visited, in order (redirect hops included). */
   readonly visited: string[] = [];
+  /** Every response received, in order (redirect hops included), with its headers. */
+  readonly responses: Array<{ url: string; status: number; headers: Headers }> = [];
 
   /** @param stopAt URLs for which the browser does not make the request (the client's redirect URI). */
   constructor(private readonly stopAt: (url: URL) => boolean = () => false) {}
@@ -66,6 +68,7 @@ export class Browser {
         redirect: 'manual',
         headers: { ...next!.headers, ...(cookie && { cookie }), accept: 'text/html,application/json' },
       });
+      this.responses.push({ url: current, status: res.status, headers: res.headers });
       for (const setCookie of res.headers.getSetCookie()) await this.jar.setCookie(setCookie, current);
       const location = res.headers.get('location');
       if (res.status >= 300 && res.status < 400 && location) {

@@ -77,6 +77,8 @@ export interface StdioTarget {
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** Working directory of the child (default: this process's). */
+  cwd?: string;
 }
 
 /** Capabilities a test client may declare; `elicitation` gets an answering handler. */
@@ -139,7 +141,7 @@ export async function connectHttp(kind: ClientKind, url: string, headers: Record
 /** Start `target` as a child process and connect a client to it over stdio. */
 export async function connectStdio(kind: ClientKind, target: StdioTarget, options: ClientOptions = {}): Promise<TestClient> {
   const client = clientOf(kind, options);
-  const params = { command: target.command, args: target.args, env: target.env, stderr: 'ignore' as const };
+  const params = { command: target.command, args: target.args, env: target.env, cwd: target.cwd, stderr: 'ignore' as const };
   if (kind.sdk === 'v1') await (client as ClientV1).connect(new StdioV1(params));
   else await (client as ClientV2).connect(new StdioV2(params));
   return wrap(kind, client);

@@ -1,5 +1,5 @@
 /**
- * A real `pds serve` process (bin/pds.js) on a free loopback port, for tests that kill it (SIGKILL), run two on one
+ * A real `pds serve` process (bin/pds-src.js) on a free loopback port, for tests that kill it (SIGKILL), run two on one
  * PostgreSQL, or watch what it logs. Tokens are signed with a fixed `PDS_JWT_SECRET`, so every process of a test accepts
  * them. No vitest import.
  */
@@ -42,7 +42,7 @@ export interface PdsProcessOptions {
 export async function startPds(options: PdsProcessOptions): Promise<PdsProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['bin/pds.js', 'serve'], {
+  const child = spawn(process.execPath, ['bin/pds-src.js', 'serve'], {
     cwd: repoRoot,
     env: {
       ...process.env,

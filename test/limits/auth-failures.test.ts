@@ -8,7 +8,11 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectRedis } from '../../adapters/redis/connect.js';
-import { createAuthLimits, FAILED_AUTHENTICATIONS_PER_MINUTE, OAUTH_REGISTRATIONS_PER_MINUTE, OAUTH_REQUESTS_PER_MINUTE, PAT_LOOKUPS_PER_MINUTE } from '../../rest/auth-limit.js';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { errorMiddleware } from '../../rest/errors.js';
+import { createAuthLimits, createOAuthLimit, FAILED_AUTHENTICATIONS_PER_MINUTE, OAUTH_REGISTRATIONS_PER_DAY, OAUTH_REGISTRATIONS_PER_MINUTE, OAUTH_REQUESTS_PER_MINUTE, PAT_LOOKUPS_PER_MINUTE } from '../../rest/auth-limit.js';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { closeAgents, send, type Reply } from './http.js';
@@ -182,5 +186,33 @@ describe('the OAuth routes per address', () => {
     expect(over.json()).toEqual({ error: expect.stringContaining('too many client registrations') });
     // Reading the metadata still works until the request budget is spent.
     expect((await send(pds.url + METADATA, { from })).status).toBe(200);
+  });
+
+  it(`also counts registrations against a daily budget (${OAUTH_REGISTRATIONS_PER_DAY} a day by default), per address`, async () => {
+    // A small daily budget and a large per-minute one, on a Koa app of its own with only the gate and a 201.
+    const gate = createOAuthLimit({ trustProxy: false, maxRegistrations: 100, maxRegistrationsPerDay: 3, namespace: `t${randomUUID()}` });
+    const app = new Koa();
+    app.use(errorMiddleware());
+    app.use(gate);
+    app.use((ctx) => {
+      ctx.status = 201;
+      ctx.body = {};
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const from = '127.0.0.8';
+      for (let i = 0; i < 3; i++) expect((await send(`${base}/oauth/register`, { from, method: 'POST', body: client(i) })).status).toBe(201);
+      const over = await send(`${base}/oauth/register`, { from, method: 'POST', body: client(3) });
+      expect(over.status).toBe(429);
+      expect(over.json()).toEqual({ error: expect.stringContaining('at most 3 a day') });
+      expect(Number(over.headers['retry-after'])).toBeGreaterThan(3_600);
+      // Another address has its own day; other routes are not registrations.
+      expect((await send(`${base}/oauth/register`, { from: '127.0.0.9', method: 'POST', body: client(4) })).status).toBe(201);
+      expect((await send(`${base}/oauth/token`, { from, method: 'POST', body: {} })).status).toBe(201);
+    } finally {
+      server.close();
+    }
   });
 });

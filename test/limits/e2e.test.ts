@@ -108,7 +108,8 @@ describe('300 requests per minute per user', () => {
     expect(mcp300.status).toBe(200);
     expect(mcp300.headers['ratelimit-remaining']).toBe('0');
 
-    for (const target of [url, `${pds.url}/mcp`]) {
+    // The workflow event stream (issue 19 item 1) is a read like the others: over the cap it is refused too.
+    for (const target of [url, `${pds.url}/mcp`, `${pds.url}/api/v1/workflows/deploy-service-x7k2p/events`]) {
       const refused = await send(target, { method: target.endsWith('/mcp') ? 'POST' : 'GET', from: '127.0.0.2', headers, body: target.endsWith('/mcp') ? mcpBody : undefined });
       expect(refused.status).toBe(429);
       expect(refused.json()).toEqual({ error: expect.stringMatching(/^rate limit exceeded: 300 requests per minute per user; retry in \d+ s$/) });

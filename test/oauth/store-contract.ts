@@ -57,6 +57,32 @@ export function oauthStoreContract(make: MakeStore): void {
     await store.consume('RefreshToken', 'unknown');
   });
 
+  it('extends a live record on touch (a registered client used), at most once per slack, and never revives one', async () => {
+    const DAY = 86_400_000;
+    let now = Date.parse('2026-11-01T12:00:00Z');
+    const store = await make(() => now);
+    await store.upsert('Client', 'c1', { client_id: 'c1' }, 30 * 86_400);
+    await store.upsert('Client', 'gone', { client_id: 'gone' }, 60);
+    // Used on day 20: kept until day 50, not day 30.
+    now += 20 * DAY;
+    await store.touch('Client', 'c1', 30 * 86_400, 86_400);
+    now += 29 * DAY;
+    expect(await store.find('Client', 'c1')).toEqual({ client_id: 'c1' });
+    // Used twice within the slack: the second use does not move the expiry (day 49 + 30 = day 79).
+    await store.touch('Client', 'c1', 30 * 86_400, 86_400);
+    now += DAY / 2;
+    await store.touch('Client', 'c1', 30 * 86_400, 86_400);
+    now += 30 * DAY - DAY / 2 - 1;
+    expect(await store.find('Client', 'c1')).toBeDefined();
+    now += 1;
+    expect(await store.find('Client', 'c1')).toBeUndefined();
+    // An expired record is not revived, and an unknown one is not made.
+    await store.touch('Client', 'gone', 30 * 86_400, 86_400);
+    await store.touch('Client', 'never', 30 * 86_400, 86_400);
+    expect(await store.find('Client', 'gone')).toBeUndefined();
+    expect(await store.find('Client', 'never')).toBeUndefined();
+  });
+
   it('revokes every record of a grant, of any kind, and nothing else', async () => {
     const store = await make(() => Date.now());
     await store.upsert('RefreshToken', 'r1', { grantId: 'family' }, 3600);

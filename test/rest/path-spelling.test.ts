@@ -16,6 +16,7 @@ const PUBLIC = new Set([
   '/readyz',
   '/openapi.yaml',
   '/docs',
+  '/docs/', // redirects to /docs
   '/docs/init.js',
   '/docs/assets/:file',
   '/icon.svg',
@@ -29,7 +30,8 @@ const PUBLIC = new Set([
 
 /**
  * The OAuth authorization server's protocol and sign-in routes (issue 12): public too, but they take parameters, so a
- * request without them is answered with an OAuth error (400) or an expired-sign-in page — never 401, never 5xx.
+ * request without them is answered with an OAuth error (400) or an expired-sign-in page — never 401, never 5xx. Also
+ * `/`, whose answer depends on Accept.
  */
 const PUBLIC_PROTOCOL = new Set([
   '/oauth/authorize',
@@ -46,6 +48,8 @@ const PUBLIC_PROTOCOL = new Set([
   '/oauth/interaction/:uid/abort',
   '/oauth/callback/:upstream',
   '/oauth/interaction/:uid/callback/:upstream',
+  // The front door (issue 19 item 7): a page for a browser's Accept, the JSON 404 for API clients; never 401.
+  '/',
 ]);
 
 /** A concrete path for a route template: every `:param` becomes a plausible value. */

@@ -177,6 +177,8 @@ describe('sandbox workflows', () => {
       if (r.name.startsWith('create-tenant')) changes.push({ phase: r.phase, steps: r.steps.map((s) => s.status) });
     });
     const done = await run(platform, 'create-tenant', { team_name: 'acme' }, 'alice');
+    // Listeners are told after the record is written; run() saw the record: wait for the telling too.
+    await waitFor(() => changes.at(-1)?.phase === 'succeeded', 'the last change to be told');
     const acme = await platform.backend.getTenantRef('acme');
     expect(done).toMatchObject({ team: 'acme', userId: 'alice', tenantUid: acme!.uid, parameters: { team_name: 'acme' } });
     expect(done).not.toHaveProperty('service');
@@ -214,7 +216,8 @@ describe('sandbox workflows', () => {
         workflowName: 'wf-late', status: 'submitted', riskLevel: 'medium', message: '',
       }, {}),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
-    await new Promise((r) => setTimeout(r, 20));
+    // Settled in the store does not mean the listeners were called yet: await the call, not a fixed pause.
+    await waitFor(() => seen.length > 0, 'the onSettled listener');
     expect(seen).toEqual(['wf-late:succeeded']);
     expect(recorded.lines).toContainEqual(
       expect.objectContaining({ level: 'error', workflow: 'wf-late', err: expect.objectContaining({ message: 'a broken listener does not stop the others' }) }),

@@ -1,13 +1,13 @@
 /** `pds scaffold` on a local checkout: dry run, --write, no overwrite without --force, exit codes. */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const exec = promisify(execFile);
-const PDS = path.resolve('bin/pds.js');
+const PDS = path.resolve('bin/pds-src.js');
 const dirs: string[] = [];
 afterEach(() => {
   while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
@@ -124,5 +124,73 @@ describe('pds scaffold', () => {
     expect(url.code).toBe(2);
     expect(url.stderr).toMatch(/^pds scaffold: --base-url \(or PDS_BASE_URL\):/);
     expect(existsSync(path.join(dir, 'Dockerfile'))).toBe(false);
+  });
+});
+
+/**
+ * Issue 17 item 5: `--write` writes only inside the repository. A symbolic link on the way (dangling, to a file or to
+ * a directory outside) is refused before anything is written, with or without --force, and nothing outside changes.
+ */
+describe('pds scaffold --write stays inside the repository', () => {
+  const GO = { 'go.mod': 'module example.com/shop\n\ngo 1.23\n', 'main.go': 'package main\n' };
+  const ARGS = ['--team', 'acme', '--base-url', 'https://pds.example.com', '--write'];
+  /** A directory beside the checkout, standing for ~/.ssh or any place the scaffold must not touch. */
+  const outside = (dir: string) => {
+    const o = path.join(path.dirname(dir), 'outside');
+    mkdirSync(o, { recursive: true });
+    return o;
+  };
+  const refused = (r: { code: number; stderr: string }, file: string) => {
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^pds scaffold: refused to write ${file.replace(/[.]/g, '\\.')}: `));
+  };
+
+  it('refuses a dangling symbolic link where a file goes, and does not create its target', async () => {
+    const dir = checkout(GO);
+    const o = outside(dir);
+    symlinkSync(path.join(o, 'authorized_keys'), path.join(dir, 'Dockerfile'));
+    for (const force of [[], ['--force']]) {
+      refused(await pds([dir, ...ARGS, ...force]), 'Dockerfile');
+      expect(readdirSync(o)).toEqual([]);
+    }
+    expect(existsSync(path.join(dir, '.dockerignore'))).toBe(false); // checked before anything is written
+  });
+
+  it('refuses a symbolic link to a file outside, even with --force', async () => {
+    const dir = checkout(GO);
+    const o = outside(dir);
+    writeFileSync(path.join(o, 'authorized_keys'), 'ssh-ed25519 AAAA alice\n');
+    symlinkSync(path.join(o, 'authorized_keys'), path.join(dir, '.dockerignore'));
+    refused(await pds([dir, ...ARGS, '--force']), '.dockerignore');
+    expect(readFileSync(path.join(o, 'authorized_keys'), 'utf8')).toBe('ssh-ed25519 AAAA alice\n');
+  });
+
+  it('refuses a directory on the path that is a symbolic link to a directory outside', async () => {
+    for (const link of ['.github', '.github/workflows']) {
+      const dir = checkout(GO);
+      const o = outside(dir);
+      mkdirSync(path.join(dir, path.dirname(link)), { recursive: true });
+      symlinkSync(o, path.join(dir, link));
+      refused(await pds([dir, ...ARGS]), '.github/workflows/ci.yml');
+      expect(readdirSync(o), link).toEqual([]);
+      expect(existsSync(path.join(dir, 'Dockerfile'))).toBe(false);
+    }
+  });
+
+  it('refuses a symbolic link that points back inside the repository too (one rule: no links)', async () => {
+    const dir = checkout({ ...GO, 'docker/keep': '' });
+    symlinkSync('docker', path.join(dir, '.github'));
+    refused(await pds([dir, ...ARGS]), '.github/workflows/ci.yml');
+    expect(readdirSync(path.join(dir, 'docker'))).toEqual(['keep']);
+  });
+
+  it('writes through a repository reached by a path with .. and a linked parent, inside it only', async () => {
+    const dir = checkout(GO);
+    const alias = path.join(path.dirname(dir), 'alias');
+    symlinkSync(dir, alias); // the repository itself may be named through a link: only paths inside it are checked
+    const r = await pds([path.join(alias, '..', 'alias'), ...ARGS]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(path.join(dir, '.github/workflows/ci.yml')).isFile()).toBe(true);
+    expect(readdirSync(path.dirname(dir)).sort()).toEqual(['alias', path.basename(dir)]);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Every rendered Dockerfile, parsed with dockerfile-ast, against the rules of SPEC.md "Scaffolding templates by
- * repository content": small base, non-root user, minimal init as entrypoint, health check flags and target, port,
+ * Every rendered Dockerfile, parsed with dockerfile-ast, against the rules of
+ * `docs/api.md#scaffolding-templates`: small base, non-root user, minimal init as entrypoint, health check flags and target, port,
  * PORT honoured, and the per-template rules 4 and 5.
  */
 import { DockerfileParser, type Dockerfile, type Instruction } from 'dockerfile-ast';
@@ -131,14 +131,17 @@ describe.each(SAMPLES)('Dockerfile for $name ($template)', (sample) => {
             expect(df.getFROMs()).toHaveLength(2);
             expect(df.getFROMs()[0]!.getBuildStage()).toBe('build');
             expect(text).toMatch(/^COPY --from=build \/opt\/venv \/opt\/venv$/m);
-            expect(jsonArgs(cmd)).toEqual(['sh', '-c', `exec uvicorn ${sample.expect.entry} --host 0.0.0.0 --port \${PORT:-8000}`]);
+            // The shell only reads $PORT; the application is its first positional argument, not shell text.
+            expect(jsonArgs(cmd).slice(0, 4)).toEqual(['sh', '-c', 'exec uvicorn "$0" --host 0.0.0.0 --port "${PORT:-8000}" "$@"', sample.expect.entry]);
             break;
           }
           case 'go': {
             expect(df.getFROMs()).toHaveLength(2);
-            const build = runs.find((r) => r.includes('go build'))!;
-            expect(build).toMatch(/^CGO_ENABLED=0 /);
-            expect(build.endsWith(` ${sample.expect.entry}`)).toBe(true);
+            // Exec form: the package path is an argument of go build, not shell text.
+            const build = JSON.parse(runs.find((r) => r.includes('"build"'))!) as string[];
+            expect(build.slice(0, 2)).toEqual(['go', 'build']);
+            expect(build.at(-1)).toBe(sample.expect.entry);
+            expect(text).toMatch(/^ENV CGO_ENABLED=0 \\$/m);
             expect(jsonArgs(cmd)).toEqual(['/usr/local/bin/server']);
             break;
           }
@@ -172,7 +175,7 @@ describe('adjustable entries', () => {
   });
   it('Python <module>:<app>', () => {
     const p = scaffold({ repo: { paths: ['requirements.txt'] }, team: 'acme', component: 'api', baseUrl: BASE, entry: 'service.asgi:application' });
-    expect(p.files[0]!.content).toContain('exec uvicorn service.asgi:application --host 0.0.0.0 --port ${PORT:-8000}');
+    expect(p.files[0]!.content).toContain('CMD ["sh", "-c", "exec uvicorn \\"$0\\" --host 0.0.0.0 --port \\"${PORT:-8000}\\" \\"$@\\"", "service.asgi:application"]');
     expect(p.checklist.map((c) => c.id)).not.toContain('python-app');
   });
   it('Python placeholder when nothing shows the app, said in the checklist', () => {
@@ -182,7 +185,7 @@ describe('adjustable entries', () => {
   });
   it('Go package path', () => {
     const p = scaffold({ repo: { paths: ['go.mod', 'cmd/api/main.go', 'cmd/worker/main.go'] }, team: 'acme', component: 'api', baseUrl: BASE, entry: 'cmd/api' });
-    expect(p.files[0]!.content).toMatch(/-o \/out\/server \.\/cmd\/api$/m);
+    expect(p.files[0]!.content).toMatch(/"-o", "\/out\/server", "\.\/cmd\/api"\]$/m);
   });
   it('refuses an entry that is not a path / module', () => {
     expect(() => scaffold({ repo: { paths: ['go.mod'] }, team: 'acme', component: 'api', baseUrl: BASE, entry: '../x; rm -rf /' })).toThrow(

@@ -55,7 +55,7 @@ describe('platform_scaffold_repository', () => {
     expect(out.template).toBe('python');
     expect(out.entry).toBe('billing.main:app');
     expect(out.files.map((f) => [f.path, f.exists])).toEqual([['Dockerfile', false], ['.dockerignore', false], ['.github/workflows/ci.yml', false]]);
-    expect(out.files[0]!.content).toContain('exec uvicorn billing.main:app --host 0.0.0.0 --port ${PORT:-8000} --app-dir src');
+    expect(out.files[0]!.content).toContain('"exec uvicorn \\"$0\\" --host 0.0.0.0 --port \\"${PORT:-8000}\\" \\"$@\\"", "billing.main:app", "--app-dir", "src"]');
     expect(out.files[0]!.content).toContain('"http://127.0.0.1:${PORT:-8000}/health"');
     expect(out.files[2]!.content).toContain('PDS_BASE_URL: "https://pds.example.com"');
     expect(out.onboarding).toEqual({ action: 'onboard', team_name: 'acme', component_name: 'billing', dockerfile_repo: 'acme/billing', git_tag: '0.1.0', port: '8000', service_template: 'default', health_check_path: '/health' });

@@ -1,5 +1,5 @@
 /**
- * The execute pipeline of every operation tool (SPEC.md "Operations" execute rules; DESIGN.md "Operations: one
+ * The execute pipeline of every operation tool (`docs/api.md#operations` execute rules; DESIGN.md "Operations: one
  * contract, two implementations"): after invoke() has validated the input and checked access and the write limit,
  * confirm destructive operations, audit, submit the workflow, answer at once with `status: "submitted"`.
  *
@@ -17,7 +17,7 @@ import type { ToolContext } from '../define.js';
 import { visibleTenantNames } from '../not-found.js';
 import { CONFIRM_TTL_SECONDS, createConfirmation, redeemConfirmation } from './confirm.js';
 
-/** The execute response (SPEC.md "Operations": `POST /api/v1/operations/{name}/execute`). */
+/** The execute response (`docs/api.md#operations`: `POST /api/v1/operations/{name}/execute`). */
 export const ExecuteResult = z.object({
   workflowName: z.string().describe('Name of the submitted workflow; follow it with platform_get_workflow'),
   operation: z.string().describe('Operation name, e.g. "deploy-service"'),
@@ -186,8 +186,8 @@ export function submittedMessage(
 /**
  * The `message` of an execution that settled while the call waited (`wait_seconds`), in place of
  * {@link submittedMessage}'s "It runs in the background …": what happened and what to call next, in the words of the
- * caller's door, then any preflight warnings. The result keeps the SPEC's `status: "submitted"` (the execute
- * response's status is that of the submission); `phase` and `settled` say how it ended.
+ * caller's door, then any preflight warnings. The result keeps the execute response's `status: "submitted"`
+ * (`docs/api.md`: the status of the submission); `phase` and `settled` say how it ended.
  * @example (MCP, succeeded) 'Workflow rollback-service-x7k2p succeeded while this call waited: it was submitted to roll
  *   acme/web back to 0.1.0. Next, check its sync and health status with platform_get_status {"team":"acme","app":"web"}.'
  * @example (MCP, failed) 'Workflow deploy-service-q4m7z failed while this call waited, at step "build image": <step

@@ -16,13 +16,13 @@ describe('pythonEntryCandidates', () => {
 describe('pythonSettings', () => {
   it('finds the application object and the framework in a src layout', () => {
     const s = pythonSettings(repo(['requirements.txt', 'src/shop/main.py'], { 'src/shop/main.py': 'from fastapi import FastAPI\napi: FastAPI = FastAPI()\n' }));
-    expect(s).toMatchObject({ app: 'shop.main:api', appDir: 'src', uvicornArgs: ' --app-dir src', requirements: true, dependencyFile: 'requirements.txt' });
+    expect(s).toMatchObject({ app: 'shop.main:api', appDir: 'src', uvicornArgs: ['--app-dir', 'src'], requirements: true, dependencyFile: 'requirements.txt' });
     expect(ids(s.notes)).toEqual([]);
   });
 
   it('serves Flask as WSGI and says so', () => {
     const s = pythonSettings(repo(['requirements.txt', 'app.py'], { 'app.py': 'app = Flask(__name__)\n' }));
-    expect(s).toMatchObject({ app: 'app:app', uvicornArgs: ' --interface wsgi' });
+    expect(s).toMatchObject({ app: 'app:app', uvicornArgs: ['--interface', 'wsgi'] });
     expect(ids(s.notes)).toEqual(['wsgi']);
   });
 
@@ -31,11 +31,11 @@ describe('pythonSettings', () => {
     expect(pythonSettings(repo(['requirements.txt']))).toMatchObject({ app: 'main:app', notes: [expect.objectContaining({ id: 'python-app' })] });
   });
 
-  it('installs an installable project; passes [project].dependencies quoted when it is not', () => {
+  it('installs an installable project; passes [project].dependencies as exec-form arguments when it is not', () => {
     const built = pythonSettings(repo(['pyproject.toml', 'main.py'], { 'pyproject.toml': '[project]\nname = "x"\n[build-system]\nrequires = ["hatchling"]\n', 'main.py': 'app = FastAPI()\n' }));
     expect(built).toMatchObject({ installProject: true, dependencies: undefined, dependencyFile: 'pyproject.toml' });
     const bare = pythonSettings(repo(['pyproject.toml', 'main.py'], { 'pyproject.toml': '[project]\nname = "x"\ndependencies = ["starlette>=0.37", "it\'s"]\n', 'main.py': 'app = Starlette()\n' }));
-    expect(bare).toMatchObject({ installProject: false, dependencies: `'starlette>=0.37' 'it'\\''s'` });
+    expect(bare).toMatchObject({ installProject: false, dependencies: ['starlette>=0.37', "it's"], pipInstall: '["pip", "install", "starlette>=0.37", "it\'s"]' });
   });
 
   it.each<[string | undefined, string | undefined, string]>([

@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// `npm run build`, also what the Dockerfile's build stage runs: tsc compiles the TypeScript to dist/, the scaffolding
+// template files are copied beside their compiled module (templates/render.ts reads them next to itself), and
+// dist/.build-stamp records when the sources were read, so bin/pds.js can tell whether dist/ is older than them.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** The checkout (or image build directory) this script belongs to, with a trailing slash. */
+export const root = fileURLToPath(new URL('..', import.meta.url));
+/** Written after a successful build; its modification time is when the build started reading the sources. */
+export const stampFile = `${root}dist/.build-stamp`;
+
+/**
+ * Compile to `dist/`. Output goes to stderr only (`pds mcp` may build on first use, and its stdout is JSON-RPC).
+ * @returns true when tsc succeeded and the assets were copied.
+ */
+export function build() {
+  const started = new Date();
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: ['ignore', 2, 2] });
+  if (result.status !== 0) return false;
+  cpSync(`${root}templates`, `${root}dist/templates`, { recursive: true, filter: (source) => !source.endsWith('.ts') });
+  mkdirSync(`${root}dist`, { recursive: true });
+  writeFileSync(stampFile, `${started.toISOString()}\n`);
+  utimesSync(stampFile, started, started);
+  return true;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = build() ? 0 : 1;
