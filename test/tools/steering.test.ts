@@ -1,6 +1,6 @@
 /**
  * How results and refusals steer an agent (issue 19 item 5), over invoke() on the real sandbox: a result that settled
- * while the call waited says so (keeping the SPEC's `status: "submitted"`), hints name numbers as numbers, and
+ * while the call waited says so (keeping the execute response's `status: "submitted"`), hints name numbers as numbers, and
  * not-found and access refusals suggest close names the caller may see — and none it may not.
  */
 import { describe, expect, it } from 'vitest';
@@ -109,7 +109,7 @@ describe('close names in refusals', () => {
     });
   });
 
-  it('suggests close services of the tenant, keeping the SPEC message first', async () => {
+  it('suggests close services of the tenant, keeping the documented message first', async () => {
     const { deps } = await tenants();
     for (const [name, args, start] of [
       ['platform_get_service', { team: 'acme', app: 'wbe' }, 'service not found: acme/wbe'],
