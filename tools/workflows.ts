@@ -1,7 +1,7 @@
 /** Workflow progress and the audit trail (`docs/api.md#workflows-and-audit`). */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
-import { AuditEntry, ServiceName, TeamName } from '../core/model.js';
+import { AuditEntry, ServiceName, TeamName, WorkflowStep } from '../core/model.js';
 import { didYouMean } from '../core/near.js';
 import { isOperationId, OPERATION_IDS } from '../core/operations/index.js';
 import type { AuditRecord, AuditVisibility, Platform, TenantRef, WorkflowRun } from '../core/ports.js';
@@ -14,7 +14,6 @@ import {
   WaitSeconds,
   WorkflowEvent,
   WorkflowPhase,
-  WorkflowStep,
   settledDetails,
   viewPhase,
   waitForWorkflow,

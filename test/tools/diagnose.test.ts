@@ -60,17 +60,17 @@ describe('platform_diagnose_service', () => {
     const { platform, deps } = await setUp();
     await run(platform, 'create-tenant', { team_name: 'acme', admins: 'alice' });
     await run(platform, 'deploy-service', ONBOARD);
-    // A rollback the preflight would refuse, submitted past it, so its workflow fails inside the engine.
-    const name = await execute(platform, 'rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.0.9' });
+    // A second onboarding the preflight would refuse, submitted past it, so its workflow fails inside the engine.
+    const name = await execute(platform, 'deploy-service', ONBOARD);
     await settled(platform, name);
     const d = await diagnose(deps);
     expect(d.verdict).toBe('failing');
     expect(d.findings).toContainEqual({
       area: 'workflow',
       severity: 'error',
-      message: `last workflow rollback-service ${name} failed at step "validate rollback of acme/web to 0.0.9": tag 0.0.9 was never deployed for acme/web; deployed tags: 0.1.0`,
+      message: `last workflow deploy-service (onboard) ${name} failed at step "validate onboarding of acme/web": service acme/web is already onboarded; use action=deploy`,
     });
-    expect(d.summary).toMatch(/^acme\/web is failing: last workflow rollback-service .* failed/);
+    expect(d.summary).toMatch(/^acme\/web is failing: last workflow deploy-service \(onboard\) .* failed/);
     expect(d.errorLines.at(-1)?.line).toMatch(/failed/);
     expect(d.nextActions).toContain(`platform_get_workflow {"name":"${name}"}`);
     expect(d.nextActions).toContain('platform_get_logs {"team":"acme","app":"web","since":"1h"}');

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { ConfirmationRequired, PlatformError, Upstream } from '../../core/errors.js';
 import type { AuditEntry } from '../../core/model.js';
 import type { AnyOperationContract, Door, OperationParams } from '../../core/operations/index.js';
-import { redactEnvVars, type EnvVar } from '../../core/operations/parameters.js';
+import { parameterStrings, redactEnvVars, type EnvVar } from '../../core/operations/parameters.js';
 import type { ToolContext } from '../define.js';
 import { visibleTenantNames } from '../not-found.js';
 import { CONFIRM_TTL_SECONDS, createConfirmation, redeemConfirmation } from './confirm.js';
@@ -47,13 +47,7 @@ export interface OperationInput {
  * redacted (`env_vars` keeps its keys: `KEY=***`).
  */
 export function recordedParameters(contract: AnyOperationContract, params: Readonly<Record<string, unknown>>): Record<string, string> {
-  const recorded: Record<string, string> = {};
-  for (const [name, value] of Object.entries(params)) {
-    if (value === undefined) continue;
-    if (contract.secretParameters.includes(name)) recorded[name] = Array.isArray(value) ? redactEnvVars(value as EnvVar[]) : '***';
-    else recorded[name] = String(value);
-  }
-  return recorded;
+  return parameterStrings(params, contract.secretParameters, (value) => (Array.isArray(value) ? redactEnvVars(value as EnvVar[]) : '***'));
 }
 
 /** `<operation>-<5 characters>`: unique enough per operation, DNS-safe, easy to read aloud. */
