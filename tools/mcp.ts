@@ -44,6 +44,7 @@ import { outputJson } from './invoke.js';
 import { complete } from './mcp-completions.js';
 import { getPrompt, PROMPTS } from './mcp-prompts.js';
 import { readResource, RESOURCE_TEMPLATES, RESOURCES, workflowLink } from './mcp-resources.js';
+import { unknownToolMessage, type ToolsetSelection } from './toolsets.js';
 import { readOnlyView, submitsWorkflow, toolListing } from './mcp-listing.js';
 
 export { toolListing } from './mcp-listing.js';
@@ -249,6 +250,11 @@ export interface McpServerOptions {
   caller: string;
   /** Key (≥ 32 bytes) that seals `requestState` of `input_required` answers; the same on every replica. */
   stateSecret: Uint8Array;
+  /**
+   * How this session's toolsets were selected, so a call to a tool of another set names that set and how to select
+   * it (issue 19 item 5); without it, such a call is answered like any unknown tool.
+   */
+  toolsets?: ToolsetSelection;
 }
 
 /** The {@link CallInteraction} of one `tools/call`, over the SDK's request context. */
@@ -275,8 +281,8 @@ function interactionOf(server: Server, ctx: ServerContext, sealed: SealedState |
 
 /**
  * An MCP server (one per connection or, for stateless HTTP, per request) that lists `tools` and calls them through
- * `call`. A name outside `tools` (another toolset, or none) is an unknown tool. Cheap to construct: no schema work
- * happens here.
+ * `call`. A name outside `tools` is an unknown tool; one of another toolset is answered with that set and how to
+ * select it (`options.toolsets`). Cheap to construct: no schema work happens here.
  */
 export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, options: McpServerOptions): Server {
   const byName = toolIndex(tools);
@@ -303,7 +309,7 @@ export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, opt
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      return { isError: true, content: [{ type: 'text', text: `unknown tool "${request.params.name}"; see tools/list` }] };
+      return { isError: true, content: [{ type: 'text', text: unknownToolMessage(request.params.name, options.toolsets) }] };
     }
     const sealed = ctx.mcpReq.requestState<SealedState>();
     if (sealed && (sealed.tool !== tool.name || sealed.caller !== options.caller)) {
