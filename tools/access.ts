@@ -11,7 +11,7 @@ import type { Identity } from '../auth/identity.js';
 import type { Access } from './define.js';
 
 /**
- * The 403 for a caller who is not a platform admin: the SPEC's text first (clients match on it), then how one becomes
+ * The 403 for a caller who is not a platform admin: the contract's text first (`docs/api.md#errors`) (clients match on it), then how one becomes
  * an admin, since the caller cannot find that out from the API.
  */
 export function adminRequired(userId: string): string {

@@ -73,7 +73,7 @@ describe('tenants', () => {
   it('answers 403 "admin access required" to anyone else, saying how one becomes an admin', async () => {
     const refused = await pds.api('alice', 'GET', '/api/v1/tenants');
     expect(refused.status).toBe(403);
-    // The SPEC's text first, then the way to become one (issue 19 item 4).
+    // The contract's text first, then the way to become one (issue 19 item 4).
     expect(refused.body.error).toMatch(/^admin access required: /);
     expect(refused.body.error).toContain('your user id ("alice") to PDS_ADMINS');
     expect(refused.body.error).toContain('`pds dev`');
