@@ -124,7 +124,11 @@ describe('300 requests per minute per user', () => {
     expect(refusedCall.json()).toEqual({
       jsonrpc: '2.0',
       id: 7,
-      result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/^rate limit exceeded: 300 requests per minute per user; retry in \d+ s$/) }] },
+      result: {
+        isError: true,
+        content: [{ type: 'text', text: expect.stringMatching(/^rate limit exceeded: 300 requests per minute per user; retry in \d+ s$/) }],
+        _meta: { 'pds/errorCode': 'RATE_LIMITED' },
+      },
     });
     expect(Number(refusedCall.headers['retry-after'])).toBeGreaterThan(0);
     // Loopback still answers for the same user; health checks never count.

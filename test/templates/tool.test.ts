@@ -12,7 +12,11 @@ function context(opts: { registered?: string[]; tree?: { paths: string[]; files:
     settings: { baseUrl: 'https://pds.example.com', domain: 'apps.example.com' },
     door: MCP_DOOR,
     platform: {
-      backend: { getTenant: async (team: string) => ({ name: team, members: opts.member === false ? [] : [{ userId: 'alice', role: 'viewer' }] }) },
+      backend: {
+        getTenant: async (team: string) => ({ name: team, members: opts.member === false ? [] : [{ userId: 'alice', role: 'viewer' }] }),
+        // A refusal suggests close tenant names from those the caller belongs to (issue 19 item 5).
+        listTenants: async () => [],
+      },
       codeHost: {
         listRepositories: async () => (opts.registered ?? []).map((fullName) => ({ fullName })),
         readTree: async (repo: string, o: { read?: string[] }) => {
