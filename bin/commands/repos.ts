@@ -1,0 +1,79 @@
+/**
+ * Repositories a tenant builds from (SPEC.md "Repositories"): `pds repos --team T` lists them, `pds repos grant TEAM
+ * OWNER/REPO` prints the URL where a person installs the code-host app on the repository (and offers to open it on a
+ * terminal), `pds repos sync TEAM` registers what the app was installed on. The CLI says TEAM everywhere; the REST
+ * bodies keep SPEC's names (`team_name` for grant-access, `team` for sync).
+ */
+import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
+import open from 'open';
+import { callApi } from '../client/api.js';
+import { apiCommand, contextOf } from '../client/command.js';
+import { usageError } from '../client/errors.js';
+import { forPeople, print } from '../client/output.js';
+
+interface Repository {
+  fullName: string;
+  defaultBranch: string;
+  private: boolean;
+  url: string;
+}
+
+interface RepoList {
+  team: string;
+  items: Repository[];
+  count: number;
+}
+
+const table = (team: string) => (l: RepoList) => ({
+  head: ['repository', 'branch', 'visibility', 'url'],
+  rows: l.items.map((r) => [r.fullName, r.defaultBranch, r.private ? 'private' : 'public', r.url]),
+  empty: `no repositories registered for ${team} — register one: pds repos grant ${team} OWNER/REPO, then pds repos sync ${team}`,
+});
+
+/** Ask a yes/no question on a terminal (default yes); anywhere else the answer is no. */
+async function askYes(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^(y(es)?)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export function reposCommand() {
+  const repos = apiCommand('repos', 'list, grant access to and sync repositories of a tenant')
+    .option('--team <team>', 'the tenant, e.g. acme (required)')
+    .action(async (o: { team?: string }, command: Command) => {
+      if (!o.team) throw usageError('pds repos needs --team, e.g. pds repos --team acme');
+      const { session, format } = await contextOf(command);
+      print(format, await callApi<RepoList>(session, 'GET', `/api/v1/repos?team=${encodeURIComponent(o.team)}`), table(o.team));
+    });
+  repos.addCommand(
+    apiCommand('grant', 'print the URL that grants pds access to a repository (and offer to open it)')
+      .argument('<team>', 'the tenant, e.g. acme')
+      .argument('<owner/repo>', 'the repository, e.g. acme/web')
+      .option('--no-browser', 'only print the URL')
+      .action(async (team: string, repo: string, o: { browser: boolean }, command: Command) => {
+        const { session, format } = await contextOf(command);
+        const grant = await callApi<{ url: string; next: string }>(session, 'POST', '/api/v1/repos/grant-access', { team_name: team, repo });
+        if (!forPeople(format)) print(format, grant, () => ({ head: [], rows: [] }));
+        process.stderr.write(`Install the code-host app on ${repo} at:\n  ${grant.url}\nthen: pds repos sync ${team}\n`);
+        if (o.browser && forPeople(format) && (await askYes('Open it in the browser? [Y/n] '))) {
+          await open(grant.url).catch(() => process.stderr.write('(could not open a browser: open the address above)\n'));
+        }
+      }),
+  );
+  repos.addCommand(
+    apiCommand('sync', 'register the repositories the code-host app was installed on')
+      .argument('<team>', 'the tenant, e.g. acme')
+      .option('--user <login>', 'code-host user whose app installations to search (default: you)')
+      .action(async (team: string, o: { user?: string }, command: Command) => {
+        const { session, format } = await contextOf(command);
+        const synced = await callApi<RepoList>(session, 'POST', '/api/v1/repos/sync', { team, ...(o.user && { user: o.user }) });
+        print(format, synced, table(team));
+      }),
+  );
+  return repos;
+}
