@@ -11,7 +11,7 @@ import { forPeople, print, type Format } from './output.js';
 import type { Session } from './session.js';
 import { cliWords, flagWords } from './words.js';
 
-/** The execute answer (SPEC.md "Operations"). */
+/** The execute answer (`docs/api.md#operations`). */
 export interface Submitted {
   workflowName: string;
   operation: string;
