@@ -1,7 +1,7 @@
 /**
  * `pds deploy TEAM/APP --tag X.Y.Z [--repo OWNER/REPO] [--wait]`: build and deploy a tag (`deploy-service`,
  * `action=deploy`); with `--onboard --port P` the first deployment of a service (`action=onboard`). Without `--repo`, a
- * deploy takes the repository of the service's last deploy: the service record does not carry it (SPEC.md "Service"),
+ * deploy takes the repository of the service's last deploy: the service record does not carry it (docs/api.md#service),
  * the deploy history does (`dockerfile_repo` of `GET /api/v1/workflows?team=…&service=…&operation=deploy-service`).
  */
 import type { Command } from 'commander';

@@ -3,7 +3,7 @@
  * X.Y.Z [--ttl 24h]` opens one (`preview-deploy`), `pds previews delete TEAM/APP --tag X.Y.Z` removes one early
  * (`preview-delete`). `pds preview` stays as the old name of `previews create` (with `--ttl-hours`, hidden).
  *
- * A preview is a service with componentType "preview" (SPEC.md "Service"); its expiry is not on the record, so it is
+ * A preview is a service with componentType "preview" (docs/api.md#service); its expiry is not on the record, so it is
  * worked out from the `preview-deploy` workflow that opened it: started + `ttl_hours`.
  */
 import { Option, type Command } from 'commander';

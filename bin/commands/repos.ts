@@ -1,8 +1,8 @@
 /**
- * Repositories a tenant builds from (SPEC.md "Repositories"): `pds repos --team T` lists them, `pds repos grant TEAM
+ * Repositories a tenant builds from (docs/api.md#repositories): `pds repos --team T` lists them, `pds repos grant TEAM
  * OWNER/REPO` prints the URL where a person installs the code-host app on the repository (and offers to open it on a
  * terminal), `pds repos sync TEAM` registers what the app was installed on. The CLI says TEAM everywhere; the REST
- * bodies keep SPEC's names (`team_name` for grant-access, `team` for sync).
+ * bodies keep the contract's names (`team_name` for grant-access, `team` for sync).
  */
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
