@@ -39,11 +39,14 @@ export async function executeOperation(
   return submitted;
 }
 
-/** `--wait` and `--timeout` on a command that submits a workflow. */
+/** `--wait` and `--timeout` on a command that submits a workflow; a bad `--timeout` is a usage error before anything is sent. */
 export function withWait(command: Command): Command {
   return command
     .option('--wait', 'follow the workflow until it settles, as pds wait does (exit 0 if it succeeded)')
-    .addOption(new Option('--timeout <duration>', 'with --wait: give up after this long (exit 4), e.g. 10m').default('30m'));
+    .addOption(new Option('--timeout <duration>', 'with --wait: give up after this long (exit 4), e.g. 10m').default('30m'))
+    .hook('preAction', (self, actionCommand) => {
+      if (actionCommand === self) timeoutSeconds(self.opts<{ timeout: string }>().timeout);
+    });
 }
 
 /**
@@ -54,7 +57,6 @@ export function withWait(command: Command): Command {
  */
 export async function submit(command: Command, operation: string, parameters: Record<string, string | undefined>): Promise<Submitted> {
   const { wait, timeout } = command.opts<{ wait?: boolean; timeout?: string }>();
-  if (wait && timeout) timeoutSeconds(timeout);
   const { session, format } = await contextOf(command);
   let submitted: Submitted;
   try {

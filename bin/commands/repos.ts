@@ -7,7 +7,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import open from 'open';
-import { callApi } from '../client/api.js';
+import { ApiError, callApi } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
 import { usageError } from '../client/errors.js';
 import { forPeople, print } from '../client/output.js';
@@ -25,9 +25,9 @@ interface RepoList {
   count: number;
 }
 
-const table = (team: string) => (l: RepoList) => ({
-  head: ['repository', 'branch', 'visibility', 'url'],
-  rows: l.items.map((r) => [r.fullName, r.defaultBranch, r.private ? 'private' : 'public', r.url]),
+const table = (team: string) => (l: { items: (Repository & { team?: string })[] }) => ({
+  head: ['team', 'repository', 'branch', 'visibility', 'url'],
+  rows: l.items.map((r) => [r.team ?? team, r.fullName, r.defaultBranch, r.private ? 'private' : 'public', r.url]),
   empty: `no repositories registered for ${team} — register one: pds repos grant ${team} OWNER/REPO, then pds repos sync ${team}`,
 });
 
@@ -44,11 +44,21 @@ async function askYes(question: string): Promise<boolean> {
 
 export function reposCommand() {
   const repos = apiCommand('repos', 'list, grant access to and sync repositories of a tenant')
-    .option('--team <team>', 'the tenant, e.g. acme (required)')
+    .option('--team <team>', 'only this tenant, e.g. acme (needed unless you are a platform admin)')
     .action(async (o: { team?: string }, command: Command) => {
-      if (!o.team) throw usageError('pds repos needs --team, e.g. pds repos --team acme');
       const { session, format } = await contextOf(command);
-      print(format, await callApi<RepoList>(session, 'GET', `/api/v1/repos?team=${encodeURIComponent(o.team)}`), table(o.team));
+      const list = (team: string) => callApi<RepoList>(session, 'GET', `/api/v1/repos?team=${encodeURIComponent(team)}`);
+      if (o.team) return print(format, await list(o.team), table(o.team));
+      // The API lists one tenant's repositories; every tenant's needs the tenant list, which only admins may read.
+      let tenants: { items: { name: string }[] };
+      try {
+        tenants = await callApi(session, 'GET', '/api/v1/tenants');
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 403) throw usageError('pds repos needs --team for a tenant of yours, e.g. pds repos --team acme');
+        throw err;
+      }
+      const items = (await Promise.all(tenants.items.map(async (t) => (await list(t.name)).items.map((r) => ({ team: t.name, ...r }))))).flat();
+      print(format, { items, count: items.length }, table('TEAM'));
     });
   repos.addCommand(
     apiCommand('grant', 'print the URL that grants pds access to a repository (and offer to open it)')

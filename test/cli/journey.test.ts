@@ -1,6 +1,6 @@
 /**
  * The CLI finishes a person's first hour without curl (issue 19 item 2), run as real processes against a real pds:
- * `tenants create --wait`, `repos grant`/`sync`/list, `deploy --onboard --wait`, a deploy without `--repo` (the last
+ * `tenants create --wait` (as a platform admin), then as the tenant's admin `repos grant`/`sync`/list, `deploy --onboard --wait`, a deploy without `--repo` (the last
  * deploy's repository), `previews create`/list/`delete`, `rollback --wait`, `retire --yes --wait`; the server's REST
  * hints said as `pds` commands and its parameter names as flags; did-you-mean for options; borderless tables cut to 80
  * columns (full with `-o wide`), coloured only on a terminal without NO_COLOR; empty lists that say what to do next;
@@ -81,6 +81,9 @@ describe('the journey, no curl', () => {
     expect((await pds.api('root', 'GET', '/api/v1/tenants/acme')).status).toBe(200);
     const list = await run(['tenants', '-o', 'json']);
     expect(JSON.parse(list.stdout).items.map((t: { name: string }) => t.name)).toContain('acme');
+    // From here on the person is alice, acme's admin: only a member of the tenant named like the repository's owner
+    // may register it (adapters/sandbox/code-host.ts), as on GitHub.
+    env.PDS_TOKEN = await pds.token('alice');
   });
 
   it('a repository that is not registered: the hint names pds repos grant and pds repos sync, not REST', async () => {
@@ -102,8 +105,14 @@ describe('the journey, no curl', () => {
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout).items.map((r: { fullName: string }) => r.fullName)).toContain('acme/web');
     const list = await run(['repos', '--team', 'acme', '-o', 'table']);
-    expect(list.stdout).toMatch(/^REPOSITORY\s+BRANCH/m);
-    expect(list.stdout).toMatch(/^acme\/web\s/m);
+    expect(list.stdout).toMatch(/^TEAM\s+REPOSITORY\s+BRANCH/m);
+    expect(list.stdout).toMatch(/^acme\s+acme\/web\s/m);
+    // Without --team, a platform admin sees every tenant's; a tenant member is asked for --team.
+    const every = await run(['repos', '-o', 'json'], { PDS_TOKEN: await pds.token('root') });
+    expect(JSON.parse(every.stdout).items).toContainEqual(expect.objectContaining({ team: 'acme', fullName: 'acme/web' }));
+    const member = await run(['repos'], { PDS_TOKEN: await pds.token('bob') });
+    expect(member.code).toBe(2);
+    expect(member.stderr).toContain('pds repos needs --team');
   });
 
   it('deploy without --repo before any deploy says so; onboarding --wait; then a deploy takes the last repository', async () => {
