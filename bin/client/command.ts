@@ -29,11 +29,6 @@ export function teamApp(value: string): { team: string; app: string } {
   return { team: match[1]!, app: match[2]! };
 }
 
-/** `/api/v1/<what>/{team}/{app}` with both parts encoded. */
-export function servicePath(what: string, target: { team: string; app: string }): string {
-  return `/api/v1/${what}/${encodeURIComponent(target.team)}/${encodeURIComponent(target.app)}`;
-}
-
 /** Which operation parameter each flag sets (see {@link paramOption}). */
 const PARAMETERS = new WeakMap<Option, string>();
 

@@ -5,7 +5,8 @@
  * the deploy history does (`dockerfile_repo` of `GET /api/v1/workflows?team=…&service=…&operation=deploy-service`).
  */
 import type { Command } from 'commander';
-import { callApi } from '../client/api.js';
+import { listWorkflows, MAX_WORKFLOWS } from '../../tools/workflows.js';
+import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf, paramOption, teamApp } from '../client/command.js';
 import { CliError, usageError } from '../client/errors.js';
 import { submit, withWait } from '../client/execute.js';
@@ -13,8 +14,7 @@ import { submit, withWait } from '../client/execute.js';
 /** The repository (and Dockerfile path) of the last deploy of `team/app` that named one. @throws CliError when none did. */
 async function lastRepository(command: Command, team: string, app: string): Promise<{ repo: string; path?: string; workflow: string }> {
   const { session } = await contextOf(command);
-  const query = new URLSearchParams({ team, service: app, operation: 'deploy-service', limit: '100' });
-  const history = await callApi<{ items: { name: string; parameters: Record<string, string> }[] }>(session, 'GET', `/api/v1/workflows?${query}`);
+  const history = await clientOf(session).call(listWorkflows, { team, service: app, operation: 'deploy-service', limit: MAX_WORKFLOWS });
   const last = history.items.find((w) => w.parameters.dockerfile_repo);
   if (!last) {
     throw new CliError(

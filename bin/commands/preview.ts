@@ -8,7 +8,9 @@
  */
 import { Option, type Command } from 'commander';
 import { previewName } from '../../core/names.js';
-import { callApi } from '../client/api.js';
+import { listServices } from '../../tools/services.js';
+import { listWorkflows, MAX_WORKFLOWS } from '../../tools/workflows.js';
+import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf, paramOption, teamApp } from '../client/command.js';
 import { usageError } from '../client/errors.js';
 import { submit, withWait } from '../client/execute.js';
@@ -43,21 +45,6 @@ export function previewCommand() {
   return createOptions(apiCommand('preview', 'open a preview environment (same as previews create)'));
 }
 
-interface Service {
-  team: string;
-  name: string;
-  imageTag: string;
-  host: string;
-  componentType: string;
-}
-
-interface Workflow {
-  name: string;
-  phase: string;
-  startedAt: string;
-  parameters: Record<string, string>;
-}
-
 
 export function previewsCommand() {
   const previews = apiCommand('previews', 'list preview environments and when they expire; create, delete')
@@ -65,10 +52,9 @@ export function previewsCommand() {
     .action(async (filter: string | undefined, _o, command: Command) => {
       const [team, app] = filter ? filter.split('/') : [];
       const { session, format } = await contextOf(command);
-      const services = await callApi<{ items: Service[] }>(session, 'GET', `/api/v1/services${team ? `?team=${encodeURIComponent(team)}` : ''}`);
-      const query = new URLSearchParams({ operation: 'preview-deploy', limit: '100' });
-      if (team) query.set('team', team);
-      const opened = await callApi<{ items: Workflow[] }>(session, 'GET', `/api/v1/workflows?${query}`);
+      const client = clientOf(session);
+      const services = await client.call(listServices, { team });
+      const opened = await client.call(listWorkflows, { team, operation: 'preview-deploy', limit: MAX_WORKFLOWS });
       const items = services.items
         .filter((s) => s.componentType === 'preview' && (!app || s.name.startsWith(`${app}-preview-`)))
         .map((s) => {

@@ -7,7 +7,10 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import open from 'open';
-import { ApiError, callApi } from '../client/api.js';
+import { Forbidden } from '../../core/errors.js';
+import { grantRepoAccess, listRepos, syncRepos } from '../../tools/repos.js';
+import { listTenants } from '../../tools/tenants.js';
+import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
 import { usageError } from '../client/errors.js';
 import { forPeople, print } from '../client/output.js';
@@ -17,12 +20,6 @@ interface Repository {
   defaultBranch: string;
   private: boolean;
   url: string;
-}
-
-interface RepoList {
-  team: string;
-  items: Repository[];
-  count: number;
 }
 
 const table = (team: string) => (l: { items: (Repository & { team?: string })[] }) => ({
@@ -47,14 +44,15 @@ export function reposCommand() {
     .option('--team <team>', 'only this tenant, e.g. acme (needed unless you are a platform admin)')
     .action(async (o: { team?: string }, command: Command) => {
       const { session, format } = await contextOf(command);
-      const list = (team: string) => callApi<RepoList>(session, 'GET', `/api/v1/repos?team=${encodeURIComponent(team)}`);
+      const client = clientOf(session);
+      const list = (team: string) => client.call(listRepos, { team });
       if (o.team) return print(format, await list(o.team), table(o.team));
       // The API lists one tenant's repositories; every tenant's needs the tenant list, which only admins may read.
       let tenants: { items: { name: string }[] };
       try {
-        tenants = await callApi(session, 'GET', '/api/v1/tenants');
+        tenants = await client.call(listTenants, {});
       } catch (err) {
-        if (err instanceof ApiError && err.status === 403) throw usageError('pds repos needs --team for a tenant of yours, e.g. pds repos --team acme');
+        if (err instanceof Forbidden) throw usageError('pds repos needs --team for a tenant of yours, e.g. pds repos --team acme');
         throw err;
       }
       const items = (await Promise.all(tenants.items.map(async (t) => (await list(t.name)).items.map((r) => ({ team: t.name, ...r }))))).flat();
@@ -67,7 +65,7 @@ export function reposCommand() {
       .option('--no-browser', 'only print the URL')
       .action(async (team: string, repo: string, o: { browser: boolean }, command: Command) => {
         const { session, format } = await contextOf(command);
-        const grant = await callApi<{ url: string; next: string }>(session, 'POST', '/api/v1/repos/grant-access', { team_name: team, repo });
+        const grant = await clientOf(session).call(grantRepoAccess, { team_name: team, repo });
         if (!forPeople(format)) print(format, grant, () => ({ head: [], rows: [] }));
         process.stderr.write(`Install the code-host app on ${repo} at:\n  ${grant.url}\nthen: pds repos sync ${team}\n`);
         if (o.browser && forPeople(format) && (await askYes('Open it in the browser? [Y/n] '))) {
@@ -81,7 +79,7 @@ export function reposCommand() {
       .option('--user <login>', 'code-host user whose app installations to search (default: you)')
       .action(async (team: string, o: { user?: string }, command: Command) => {
         const { session, format } = await contextOf(command);
-        const synced = await callApi<RepoList>(session, 'POST', '/api/v1/repos/sync', { team, ...(o.user && { user: o.user }) });
+        const synced = await clientOf(session).call(syncRepos, { team, user: o.user });
         print(format, synced, table(team));
       }),
   );

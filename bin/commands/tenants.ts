@@ -3,15 +3,16 @@
  * `pds tenants create TEAM [--admins a,b] [--members …] [--viewers …] [--wait]`: a new tenant (`create-tenant`).
  */
 import type { Command } from 'commander';
+import { listTenants } from '../../tools/tenants.js';
+import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf, paramOption } from '../client/command.js';
-import { callApi } from '../client/api.js';
 import { submit, withWait } from '../client/execute.js';
 import { print } from '../client/output.js';
 
 export function tenantsCommand() {
   const tenants = apiCommand('tenants', 'list tenants (platform admins); create one').action(async (_options, command: Command) => {
     const { session, format } = await contextOf(command);
-    const list = await callApi(session, 'GET', '/api/v1/tenants');
+    const list = await clientOf(session).call(listTenants, {});
     print(format, list, (l) => ({
       head: ['name', 'display name', 'cpu', 'memory', 'pods', 'members'],
       rows: l.items.map((t: any) => [t.name, t.displayName, t.quotas.cpu, t.quotas.memory, t.quotas.pods, t.members.length]),
