@@ -5,7 +5,7 @@
  * stays silent longer than `idleMs` (no event, no heartbeat) treated as lost.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { errorFromResponse, type PlatformError } from '../../core/errors.js';
+import { errorFromResponse, isPlatformError, type PlatformError } from '../../core/errors.js';
 import { CliError } from './errors.js';
 import type { Session } from './session.js';
 
@@ -57,7 +57,8 @@ export async function readEvents(
     return true;
   } catch (err) {
     if (signal.aborted) return false;
-    if (err instanceof CliError) throw err;
+    // The server's refusal (a PlatformError) is its answer, not an unreachable server.
+    if (err instanceof CliError || isPlatformError(err)) throw err;
     if (silent) throw new CliError(`lost the connection to ${session.server}: nothing heard for ${Math.round(idleMs / 1000)} s`);
     throw new CliError(`cannot reach pds at ${session.server}: ${(err as Error).message}`);
   } finally {
