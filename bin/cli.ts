@@ -8,20 +8,24 @@
  * dispatches to them and passes everything after the name through (`run(argv)` → exit code).
  *
  * Adding a command: one file in `bin/commands/` exporting a function that returns a commander `Command`, and one line
- * in {@link PEOPLE_COMMANDS}.
+ * in {@link PEOPLE_COMMANDS}. Names follow one convention: a plural noun lists (`pds tenants`), `<noun> <verb>` acts
+ * (`pds tenants create`, `pds previews delete`); the older verbs (`deploy`, `rollback`, `preview`, `retire`) stay.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { cliErrorOf } from './client/api.js';
+import { unknownOptionsFirst } from './client/command.js';
 import { CliError, EXIT } from './client/errors.js';
+import { cliWords } from './client/words.js';
 import { completionCommand } from './commands/completion.js';
 import { deployCommand } from './commands/deploy.js';
 import { loginCommand } from './commands/login.js';
 import { logoutCommand } from './commands/logout.js';
 import { logsCommand } from './commands/logs.js';
-import { previewCommand } from './commands/preview.js';
+import { previewCommand, previewsCommand } from './commands/preview.js';
+import { reposCommand } from './commands/repos.js';
 import { retireCommand } from './commands/retire.js';
 import { rollbackCommand } from './commands/rollback.js';
 import { servicesCommand } from './commands/services.js';
@@ -37,11 +41,13 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
   logoutCommand,
   whoamiCommand,
   tenantsCommand,
+  reposCommand,
   servicesCommand,
   statusCommand,
   logsCommand,
   deployCommand,
   rollbackCommand,
+  previewsCommand,
   previewCommand,
   retireCommand,
   workflowsCommand,
@@ -76,6 +82,12 @@ export function packageVersion(from: URL = new URL('.', import.meta.url)): strin
   }
 }
 
+/** `parent`'s settings (exit override, suggestions) on `command` and its subcommands, each with its own help hint. */
+function inherit(command: Command, parent: Command, path: string): void {
+  command.copyInheritedSettings(parent).showHelpAfterError(`(${path} --help for its options)`);
+  for (const sub of command.commands) inherit(sub, command, `${path} ${sub.name()}`);
+}
+
 /** The program; `setExit` records the exit code an operator command returns. */
 export async function buildProgram(setExit: (code: number) => void): Promise<Command> {
   const program = new Command('pds')
@@ -88,8 +100,9 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
   // One line per command, so the whole help fits a terminal screen.
   program.configureHelp({ sortSubcommands: false, subcommandTerm: (c) => c.name() });
   for (const make of PEOPLE_COMMANDS) {
-    const command = make();
-    program.addCommand(command.copyInheritedSettings(program).showHelpAfterError('(pds ' + command.name() + ' --help for its options)'));
+    const command = unknownOptionsFirst(make());
+    inherit(command, program, `pds ${command.name()}`);
+    program.addCommand(command);
   }
   for (const name of OPERATOR_COMMANDS) {
     const module = await load(name);
@@ -127,7 +140,7 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (err instanceof CliError) {
-      process.stderr.write(`pds: ${err.message}\n`);
+      process.stderr.write(`pds: ${cliWords(err.message)}\n`);
       return err.exitCode;
     }
     process.stderr.write(`pds ${argv[0]}: ${err instanceof Error ? err.message : String(err)}\n`);

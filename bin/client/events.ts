@@ -57,7 +57,7 @@ export async function readEvents(
     return true;
   } catch (err) {
     if (signal.aborted) return false;
-    // A refusal the server answered (404, 403, …) is its own error, not a connection problem.
+    // The server's refusal (a PlatformError) is its answer, not an unreachable server.
     if (err instanceof CliError || isPlatformError(err)) throw err;
     if (silent) throw new CliError(`lost the connection to ${session.server}: nothing heard for ${Math.round(idleMs / 1000)} s`);
     throw new CliError(`cannot reach pds at ${session.server}: ${(err as Error).message}`);

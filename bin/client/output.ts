@@ -1,12 +1,13 @@
 /**
- * How results are printed: `-o table` (cli-table3; the default on a terminal), `-o json` (the default when piped, so
- * scripts get the API's own bodies), `-o yaml` (the `yaml` package).
+ * How results are printed: `-o table` (the default on a terminal: borderless columns fitted to its width,
+ * `bin/client/table.ts`), `-o wide` (the same table, no cell cut), `-o json` (the default when piped, so scripts get the
+ * API's own bodies), `-o yaml` (the `yaml` package).
  */
-import Table from 'cli-table3';
 import { stringify } from 'yaml';
 import { usageError } from './errors.js';
+import { renderTable, type Cell } from './table.js';
 
-export const FORMATS = ['table', 'json', 'yaml'] as const;
+export const FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
 export type Format = (typeof FORMATS)[number];
 
 /** `-o` as given, or the default for where stdout goes. @throws CliError (usage) for another value. */
@@ -16,20 +17,24 @@ export function outputFormat(flag: string | undefined, stdout: { isTTY?: boolean
   throw usageError(`-o must be one of ${FORMATS.join(', ')} (got "${flag}")`);
 }
 
-/** A table view of a result: column titles and one row per item. */
+/** Whether `format` is for people (a table, cut to the terminal or wide) rather than for scripts. */
+export const forPeople = (format: Format) => format === 'table' || format === 'wide';
+
+/** A table view of a result: column titles, one row per item, and what to say instead of an empty table. */
 export interface TableView {
   head: string[];
-  rows: (string | number | boolean | undefined)[][];
+  rows: Cell[][];
+  /** Printed (on stderr) when `rows` is empty: what there is to do next, naming the `pds` command. */
+  empty?: string;
 }
 
-/** Print `data` in `format` to `out` (stdout); `table` shows `view(data)`. */
+/** Print `data` in `format` to `out` (stdout); `table` and `wide` show `view(data)`. */
 export function print(format: Format, data: unknown, view: (data: any) => TableView, out: NodeJS.WritableStream = process.stdout): void {
   if (format === 'json') out.write(JSON.stringify(data, null, 2) + '\n');
   else if (format === 'yaml') out.write(stringify(data));
   else {
-    const { head, rows } = view(data);
-    const table = new Table({ head, style: { head: [], border: [] } });
-    for (const row of rows) table.push(row.map((cell) => (cell === undefined ? '' : String(cell))));
-    out.write(table.toString() + '\n');
+    const { head, rows, empty } = view(data);
+    if (rows.length === 0 && empty) process.stderr.write(`${empty}\n`);
+    else out.write(renderTable(head, rows, { wide: format === 'wide' }));
   }
 }

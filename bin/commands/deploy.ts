@@ -1,34 +1,68 @@
 /**
- * `pds deploy TEAM/APP --tag X.Y.Z --repo OWNER/REPO`: build and deploy a tag (`deploy-service`, `action=deploy`);
- * with `--onboard --port P` the first deployment of a service (`action=onboard`).
+ * `pds deploy TEAM/APP --tag X.Y.Z [--repo OWNER/REPO] [--wait]`: build and deploy a tag (`deploy-service`,
+ * `action=deploy`); with `--onboard --port P` the first deployment of a service (`action=onboard`). Without `--repo`, a
+ * deploy takes the repository of the service's last deploy: the service record does not carry it (docs/api.md#service),
+ * the deploy history does (`dockerfile_repo` of `GET /api/v1/workflows?team=…&service=…&operation=deploy-service`).
  */
-import { apiCommand, contextOf, teamApp } from '../client/command.js';
-import { usageError } from '../client/errors.js';
-import { executeOperation } from '../client/execute.js';
+import type { Command } from 'commander';
+import { listWorkflows, MAX_WORKFLOWS } from '../../tools/workflows.js';
+import { clientOf } from '../client/api.js';
+import { apiCommand, contextOf, paramOption, teamApp } from '../client/command.js';
+import { CliError, usageError } from '../client/errors.js';
+import { submit, withWait } from '../client/execute.js';
+
+/** The repository (and Dockerfile path) of the last deploy of `team/app` that named one. @throws CliError when none did. */
+async function lastRepository(command: Command, team: string, app: string): Promise<{ repo: string; path?: string; workflow: string }> {
+  const { session } = await contextOf(command);
+  const history = await clientOf(session).call(listWorkflows, { team, service: app, operation: 'deploy-service', limit: MAX_WORKFLOWS });
+  const last = history.items.find((w) => w.parameters.dockerfile_repo);
+  if (!last) {
+    throw new CliError(
+      `no earlier deploy of ${team}/${app} names its repository (the service record does not keep it): pass --repo OWNER/REPO, ` +
+        `or onboard it first: pds deploy ${team}/${app} --onboard --port PORT --tag X.Y.Z --repo OWNER/REPO`,
+    );
+  }
+  return { repo: last.parameters.dockerfile_repo!, path: last.parameters.dockerfile_path, workflow: last.name };
+}
 
 export function deployCommand() {
-  return apiCommand('deploy', 'build and deploy a tag (--onboard the first time)')
-    .argument('<team/app>', 'the service, e.g. acme/web')
-    .requiredOption('--tag <tag>', 'the git tag to build and deploy, e.g. 1.4.2')
-    .requiredOption('--repo <owner/repo>', 'the repository with the Dockerfile, e.g. acme/web')
-    .option('--dockerfile-path <path>', 'the Dockerfile when not at the repository root')
-    .option('--onboard', 'first deployment: creates the service (needs --port)')
-    .option('--port <port>', 'with --onboard: the container port, e.g. 8787')
-    .option('--template <name>', 'with --onboard: the service template', 'default')
-    .option('--health-check-path <path>', 'with --onboard: probe path when not /healthz')
-    .action(async (target: string, o: { tag: string; repo: string; dockerfilePath?: string; onboard?: boolean; port?: string; template: string; healthCheckPath?: string }, command) => {
+  return withWait(
+    apiCommand('deploy', 'build and deploy a tag (--onboard the first time)')
+      .argument('<team/app>', 'the service, e.g. acme/web')
+      .addOption(paramOption('--tag <tag>', 'the git tag to build and deploy, e.g. 1.4.2', 'git_tag').makeOptionMandatory())
+      .addOption(paramOption('--repo <owner/repo>', 'the repository with the Dockerfile (default: the one of the last deploy)', 'dockerfile_repo'))
+      .addOption(paramOption('--dockerfile-path <path>', 'the Dockerfile when not at the repository root', 'dockerfile_path'))
+      .option('--onboard', 'first deployment: creates the service (needs --port and --repo)')
+      .addOption(paramOption('--port <port>', 'with --onboard: the container port, e.g. 8787', 'port'))
+      .addOption(paramOption('--template <name>', 'with --onboard: the service template', 'service_template').default('default'))
+      .addOption(paramOption('--health-check-path <path>', 'with --onboard: probe path when not /healthz', 'health_check_path')),
+  ).action(
+    async (
+      target: string,
+      o: { tag: string; repo?: string; dockerfilePath?: string; onboard?: boolean; port?: string; template: string; healthCheckPath?: string },
+      command: Command,
+    ) => {
       const { team, app } = teamApp(target);
       if (o.onboard && !o.port) throw usageError('--onboard needs --port (the container port, e.g. --port 8787)');
+      if (o.onboard && !o.repo) throw usageError('--onboard needs --repo (the repository with the Dockerfile, e.g. --repo acme/web)');
       if (!o.onboard && (o.port || o.healthCheckPath)) throw usageError('--port and --health-check-path go with --onboard');
-      const { session, format } = await contextOf(command);
-      await executeOperation(session, format, 'deploy-service', {
+      let { repo, dockerfilePath } = o;
+      if (!repo) {
+        const last = await lastRepository(command, team, app);
+        repo = last.repo;
+        dockerfilePath ??= last.path;
+        process.stderr.write(`Building ${repo}${dockerfilePath ? ` (${dockerfilePath})` : ''}, the repository of the last deploy ${last.workflow}.\n`);
+      }
+      await submit(command, 'deploy-service', {
         action: o.onboard ? 'onboard' : 'deploy',
         team_name: team,
         component_name: app,
         git_tag: o.tag,
-        dockerfile_repo: o.repo,
-        dockerfile_path: o.dockerfilePath,
+        dockerfile_repo: repo,
+        dockerfile_path: dockerfilePath,
         ...(o.onboard && { port: o.port, service_template: o.template, health_check_path: o.healthCheckPath }),
       });
-    });
+    },
+  );
 }
+

@@ -94,6 +94,51 @@ async function deviceLogin(as: oidc.Configuration, server: string, scope: string
   }
 }
 
+/**
+ * Fail fast when the server has no sign-in method: request an authorization as the browser would (a throwaway one,
+ * its loopback redirect never used), follow it to pds's sign-in page asking for JSON, and stop with the server's reason
+ * when that page answers 503 (`rest/oauth-routes.ts`). Any other answer — or none — lets the real sign-in go ahead, so
+ * this check never blocks a sign-in that could work.
+ * @throws CliError with the server's reason when it has no sign-in method.
+ */
+async function requireSignInMethod(as: oidc.Configuration, server: string, scope: string): Promise<void> {
+  let at = oidc.buildAuthorizationUrl(as, {
+    redirect_uri: 'http://127.0.0.1/callback',
+    scope,
+    resource: server,
+    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+    state: oidc.randomState(),
+  }).href;
+  const cookies = new Map<string, string>();
+  try {
+    // A few hops at most: authorization endpoint → interaction page (→ one upstream's sign-in when there is one).
+    for (let hop = 0; hop < 3; hop++) {
+      const res = await fetch(at, {
+        redirect: 'manual',
+        headers: { accept: 'application/json', cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+        signal: AbortSignal.timeout(10_000),
+      });
+      for (const line of res.headers.getSetCookie()) {
+        const [pair] = line.split(';');
+        const eq = pair!.indexOf('=');
+        if (eq > 0) cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
+      }
+      const next = res.headers.get('location');
+      if (res.status === 503) {
+        const body = (await res.json().catch(() => ({}))) as { error?: string };
+        throw new CliError(`cannot sign in to ${server}: ${body.error ?? 'the server has no sign-in method (HTTP 503)'}`);
+      }
+      await res.body?.cancel();
+      // Only pds's own pages are followed: an upstream (Dex, GitHub) means a sign-in method exists.
+      if (!next || new URL(next, at).origin !== new URL(server).origin) return;
+      at = new URL(next, at).href;
+    }
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+  }
+}
+
 /** An OAuth refusal from openid-client as a person reads it. */
 function refusal(err: unknown): Error {
   if (err instanceof CliError) return err;
@@ -112,6 +157,7 @@ export function loginCommand() {
     .action(async (o: { server?: string; device?: boolean; browser: boolean; scope: string }) => {
       const server = serverUrl(o.server, await readConfig());
       const as = await authorizationServer(server);
+      await requireSignInMethod(as, server, o.scope);
       let tokens: oidc.TokenEndpointResponse;
       try {
         tokens = o.device ? await deviceLogin(as, server, o.scope) : await browserLogin(as, server, o.scope, o.browser);

@@ -6,7 +6,7 @@ import { InvalidArgumentError } from 'commander';
 import { apiCommand, contextOf, teamApp } from '../client/command.js';
 import { getLogs, MAX_LOG_LINES } from '../../tools/logs.js';
 import { clientOf } from '../client/api.js';
-import { print } from '../client/output.js';
+import { forPeople, print } from '../client/output.js';
 
 /** Seconds between two reads with `-f`. */
 const FOLLOW_SECONDS = 2;
@@ -35,7 +35,7 @@ export function logsCommand() {
           if (seen.has(key)) continue;
           seen.add(key);
           // Followed lines stream: text on a terminal, one JSON object per line otherwise.
-          process.stdout.write(format === 'table' ? `${l.timestamp}  ${l.line}\n` : JSON.stringify(l) + '\n');
+          process.stdout.write(forPeople(format) ? `${l.timestamp}  ${l.line}\n` : JSON.stringify(l) + '\n');
         }
       };
       const first = await read(options.since);

@@ -1,13 +1,15 @@
 /**
- * `pds retire TEAM/APP [--yes]`: remove a service for good (`retire-service`). The server never retires on the first
- * call: it answers with the plan and a confirm value (`PDS-Confirm`, valid 5 minutes, once, for this caller and these
- * parameters). The plan is shown, the person is asked, and only a yes sends the value back; `--yes` answers for them.
+ * `pds retire TEAM/APP [--yes] [--wait]`: remove a service for good (`retire-service`). The server never retires on
+ * the first call: it answers with the plan and a confirm value (`PDS-Confirm`, valid 5 minutes, once, for this caller
+ * and these parameters). The plan is shown, the person is asked, and only a yes sends the value back; `--yes` answers
+ * for them.
  */
 import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
 import { apiCommand, contextOf, teamApp } from '../client/command.js';
 import { ConfirmationRequired } from '../../core/errors.js';
 import { CliError } from '../client/errors.js';
-import { executeOperation } from '../client/execute.js';
+import { executeOperation, submit, withWait } from '../client/execute.js';
 
 /** Ask on stderr, read one line of stdin; no line (end of input) is no. */
 async function confirmed(question: string): Promise<boolean> {
@@ -20,26 +22,30 @@ async function confirmed(question: string): Promise<boolean> {
   }
 }
 
+/** The plan of a confirmation request, without the API's instructions for sending the value back (the CLI does that). */
+const plan = (message: string) => message.replace(/\s*To proceed, repeat the call[^]*$/, '');
+
 export function retireCommand() {
-  return apiCommand('retire', 'remove a service for good (asks first)')
-    .argument('<team/app>', 'the service, e.g. acme/web')
-    .option('-y, --yes', 'do not ask (for scripts that have shown the plan already)')
-    .action(async (target: string, o: { yes?: boolean }, command) => {
-      const { team, app } = teamApp(target);
-      const { session, format } = await contextOf(command);
-      const parameters = { team_name: team, component_name: app };
-      let confirm: string;
-      try {
-        await executeOperation(session, format, 'retire-service', parameters);
-        return; // a server that did not ask: nothing more to do
-      } catch (err) {
-        if (!(err instanceof ConfirmationRequired)) throw err;
-        confirm = err.confirm;
-        process.stderr.write(`${err.message}\n`);
-      }
-      if (!o.yes && !(await confirmed(`Retire ${team}/${app}? This cannot be undone. [y/N] `))) {
-        throw new CliError(`not retired: ${team}/${app} is unchanged`);
-      }
-      await executeOperation(session, format, 'retire-service', { ...parameters, confirm });
-    });
+  return withWait(
+    apiCommand('retire', 'remove a service for good (asks first)')
+      .argument('<team/app>', 'the service, e.g. acme/web')
+      .option('-y, --yes', 'do not ask (for scripts that have shown the plan already)'),
+  ).action(async (target: string, o: { yes?: boolean }, command: Command) => {
+    const { team, app } = teamApp(target);
+    const { session, format } = await contextOf(command);
+    const parameters = { team_name: team, component_name: app };
+    let confirm: string;
+    try {
+      await executeOperation(session, format, 'retire-service', parameters);
+      return; // a server that did not ask: nothing more to do
+    } catch (err) {
+      if (!(err instanceof ConfirmationRequired)) throw err;
+      confirm = err.confirm;
+      process.stderr.write(`${plan(err.message)}\n`);
+    }
+    if (!o.yes && !(await confirmed(`Retire ${team}/${app}? This cannot be undone. [y/N] `))) {
+      throw new CliError(`not retired: ${team}/${app} is unchanged`);
+    }
+    await submit(command, 'retire-service', { ...parameters, confirm });
+  });
 }

@@ -13,6 +13,7 @@ export function servicesCommand() {
       print(format, list, (l) => ({
         head: ['team', 'name', 'image', 'host', 'port'],
         rows: l.items.map((s: any) => [s.team, s.name, s.imageTag, s.host, s.port]),
+        empty: `no services${options.team ? ` in ${options.team}` : ''} yet — onboard one: pds deploy ${options.team ?? 'TEAM'}/APP --onboard --port PORT --tag X.Y.Z --repo OWNER/REPO`,
       }));
     });
 }

@@ -3,6 +3,7 @@ import { getStatus } from '../../tools/services.js';
 import { apiCommand, contextOf, teamApp } from '../client/command.js';
 import { clientOf } from '../client/api.js';
 import { print } from '../client/output.js';
+import { state } from '../client/table.js';
 
 export function statusCommand() {
   return apiCommand('status', 'sync and health of a deployed service')
@@ -12,7 +13,7 @@ export function statusCommand() {
       const status = await clientOf(session).call(getStatus, teamApp(target));
       print(format, status, (s) => ({
         head: ['application', 'sync', 'health', 'image', 'host', 'message'],
-        rows: [[s.argocd.name, s.argocd.syncStatus, s.argocd.healthStatus, s.service.imageTag, s.service.host, s.argocd.message]],
+        rows: [[s.argocd.name, state(s.argocd.syncStatus), state(s.argocd.healthStatus), s.service.imageTag, s.service.host, s.argocd.message]],
       }));
     });
 }

@@ -15,7 +15,7 @@ import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
 import { CliError, EXIT, usageError } from '../client/errors.js';
 import { readEvents } from '../client/events.js';
-import { print } from '../client/output.js';
+import { forPeople, print, type Format } from '../client/output.js';
 import type { Session } from '../client/session.js';
 
 /** Exit code after Ctrl-C: 128 + SIGINT, as shells report an interrupted command. */
@@ -169,36 +169,48 @@ async function follow(session: Session, name: string, progress: Progress, deadli
   return settled;
 }
 
+/**
+ * Follow workflow `name` as `pds wait` does: step lines on stderr as they happen, the workflow document on stdout for
+ * `-o json|yaml`, the outcome line. Used by `pds wait` and by every command's `--wait`.
+ * @param timeout a duration such as `30m` (see {@link timeoutSeconds}).
+ * @returns when the workflow succeeded.
+ * @throws CliError with exit 1 when it failed (the failed step and its log tail), 4 when `timeout` passed first,
+ *   130 on Ctrl-C (the workflow runs on); PlatformError/CliError for a refusal or a lost server.
+ */
+export async function waitForWorkflow(session: Session, format: Format, name: string, timeout: string): Promise<void> {
+  const limit = timeoutSeconds(timeout);
+  const progress = new Progress(name, colourEnabled());
+  const interrupted = new AbortController();
+  const onInterrupt = () => interrupted.abort();
+  process.once('SIGINT', onInterrupt);
+  let settled: SettledEvent | undefined;
+  try {
+    settled = await follow(session, name, progress, Date.now() + limit * 1000, interrupted.signal);
+  } finally {
+    progress.stop();
+    process.removeListener('SIGINT', onInterrupt);
+  }
+  if (interrupted.signal.aborted) {
+    throw new CliError(`stopped waiting; ${name} is still running on the server. Follow it again with: pds wait ${name}`, EXIT_INTERRUPTED);
+  }
+  // Scripts (-o json|yaml) get the API's own document of the workflow; people have had the step lines.
+  if (!forPeople(format)) print(format, await clientOf(session).call(getWorkflow, { name }), () => ({ head: [], rows: [] }));
+  if (!settled) throw new CliError(`${name} is still running after ${timeout}; wait again with: pds wait ${name}`, EXIT.timedOut);
+  if (settled.phase === 'failed') {
+    const step = settled.failedStep;
+    const tail = step?.logTail.length ? `\n${step.logTail.map((l) => `  ${l}`).join('\n')}` : '';
+    throw new CliError(`${name} failed${step ? ` at ${step.name}` : ''}: ${settled.message || step?.message}${tail}`);
+  }
+  progress.outcome('succeeded', settled.host ? `: https://${settled.host}` : '');
+}
+
 export function waitCommand() {
   return apiCommand('wait', 'wait for a workflow, showing its steps; exit 0 if it succeeded')
     .argument('<workflow>', 'the workflow name a deploy printed, e.g. deploy-service-x7k2p')
     .option('--timeout <duration>', 'give up after this long (exit 4), e.g. 10m', '30m')
     .action(async (name: string, o: { timeout: string }, command) => {
-      const limit = timeoutSeconds(o.timeout);
+      timeoutSeconds(o.timeout);
       const { session, format } = await contextOf(command);
-      const progress = new Progress(name, colourEnabled());
-      const interrupted = new AbortController();
-      const onInterrupt = () => interrupted.abort();
-      process.once('SIGINT', onInterrupt);
-      let settled: SettledEvent | undefined;
-      try {
-        settled = await follow(session, name, progress, Date.now() + limit * 1000, interrupted.signal);
-      } finally {
-        progress.stop();
-        process.removeListener('SIGINT', onInterrupt);
-      }
-      if (interrupted.signal.aborted) {
-        throw new CliError(`stopped waiting; ${name} is still running on the server. Follow it again with: pds wait ${name}`, EXIT_INTERRUPTED);
-      }
-      // Scripts (-o json|yaml) get the API's own document of the workflow; people have had the step lines.
-      if (format !== 'table') print(format, await clientOf(session).call(getWorkflow, { name }), () => ({ head: [], rows: [] }));
-      if (!settled) throw new CliError(`${name} is still running after ${o.timeout}; wait again with: pds wait ${name}`, EXIT.timedOut);
-      if (settled.phase === 'failed') {
-        const step = settled.failedStep;
-        const tail = step?.logTail.length ? `\n${step.logTail.map((l) => `  ${l}`).join('\n')}` : '';
-        progress.stop();
-        throw new CliError(`${name} failed${step ? ` at ${step.name}` : ''}: ${settled.message || step?.message}${tail}`);
-      }
-      progress.outcome('succeeded', settled.host ? `: https://${settled.host}` : '');
+      await waitForWorkflow(session, format, name, o.timeout);
     });
 }

@@ -7,6 +7,7 @@ import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
 import { usageError } from '../client/errors.js';
 import { print } from '../client/output.js';
+import { ago, state } from '../client/table.js';
 
 export function workflowsCommand() {
   return apiCommand('workflows', 'workflow history, newest first (--team, --service)')
@@ -23,12 +24,13 @@ export function workflowsCommand() {
         rows: l.items.map((w: any) => [
           w.name,
           w.operation + (w.parameters.action ? ` (${w.parameters.action})` : ''),
-          w.phase,
+          state(w.phase),
           [w.parameters.team_name, w.parameters.component_name].filter(Boolean).join('/'),
           w.parameters.git_tag ?? w.parameters.target_tag ?? w.parameters.image_tag ?? '',
-          w.startedAt,
+          ago(w.startedAt),
           w.userId,
         ]),
+        empty: `no workflows${o.team ? ` in ${o.team}${o.service ? `/${o.service}` : ''}` : ''} yet — start one: pds deploy ${o.team ?? 'TEAM'}/${o.service ?? 'APP'} --tag X.Y.Z`,
       }));
     });
 }
