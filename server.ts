@@ -11,8 +11,6 @@ import type Router from '@koa/router';
 import { createLogger, silentLogger, type Logger } from './core/logger.js';
 import type { Platform } from './core/ports.js';
 import { createSandboxPlatform } from './adapters/sandbox/index.js';
-import { createKubernetesPlatform } from './adapters/kubernetes/index.js';
-import { readPrivateKey } from './adapters/github/app.js';
 import { connectRedis } from './adapters/redis/connect.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { loadOrCreateSecret } from './auth/self-issued.js';
@@ -24,10 +22,8 @@ import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
 import { wellKnownRouter } from './rest/well-known.js';
 import { createGitHubUserLookup } from './adapters/github/users.js';
 import { createOutboundFetch } from './adapters/outbound/fetch.js';
-import { createAuthorizationServer } from './auth/oauth/provider.js';
+import { lazyAuthorizationServer } from './auth/oauth/provider.js';
 import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
-import { dexUpstream } from './auth/oauth/upstream-dex.js';
-import { githubUpstream } from './auth/oauth/upstream-github.js';
 import type { Upstream } from './auth/oauth/upstream.js';
 import { providerPages } from './rest/oauth-pages.js';
 import { oauthInteractionRouter, oauthProtocolRouter } from './rest/oauth-routes.js';
@@ -83,12 +79,19 @@ export interface ServerOverrides {
   heartbeatMs?: number;
 }
 
-/** The upstream sign-ins `config.signIn` configures, Dex first. */
-export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Upstream[] {
+/**
+ * The upstream sign-ins `config.signIn` configures, Dex first. Each upstream's module (and openid-client with it) is
+ * imported only when that upstream is configured.
+ */
+export async function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Promise<Upstream[]> {
   const upstreams: Upstream[] = [];
   const { dex, github } = config.signIn;
-  if (dex && config.authUrl) upstreams.push(dexUpstream({ ...dex, authUrl: config.authUrl, userClaim: config.oidcUserClaim, fetch: fetchImpl }));
+  if (dex && config.authUrl) {
+    const { dexUpstream } = await import('./auth/oauth/upstream-dex.js');
+    upstreams.push(dexUpstream({ ...dex, authUrl: config.authUrl, userClaim: config.oidcUserClaim, fetch: fetchImpl }));
+  }
   if (github) {
+    const { githubUpstream } = await import('./auth/oauth/upstream-github.js');
     const lookup = createGitHubUserLookup({ baseUrl: config.githubApiUrl, fetch: fetchImpl });
     upstreams.push(githubUpstream({ ...github, lookup, fetch: fetchImpl }));
   }
@@ -113,7 +116,10 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
       githubAppSlug: config.githubAppSlug,
     });
   }
-  const privateKey = config.githubApp && readPrivateKey(config.githubApp.privateKey, config.githubApp.privateKeyFile);
+  // Loaded here, not at the top: the cluster client (@kubernetes/client-node) and Octokit (GitHub App) are a third of
+  // the modules pds could load, and the sandbox uses neither (issue 23 item 1; test/ops/lazy-modules.test.ts).
+  const { createKubernetesPlatform } = await import('./adapters/kubernetes/index.js');
+  const privateKey = config.githubApp && (await import('./adapters/github/app.js')).readPrivateKey(config.githubApp.privateKey, config.githubApp.privateKeyFile);
   return createKubernetesPlatform({
     log,
     shutdown,
@@ -151,7 +157,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     log.info({ workflow: run.name, operation: run.operation, phase: run.phase, seconds, message: run.message }, `workflow ${run.name} ${run.phase}`);
     void platform.audit.settle(run.name, run.phase, run.message).catch((err: unknown) => log.error({ err, workflow: run.name }, 'could not settle an audit entry'));
   });
-  const oauth = await createAuthorizationServer({
+  const oauth = lazyAuthorizationServer({
     baseUrl: config.baseUrl,
     secret,
     store: platform.oauth,
@@ -161,7 +167,10 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     fetch: overrides.oauthFetch ?? (createOutboundFetch({ allowPrivate: config.outboundAllowPrivate }) as typeof fetch),
     log,
   });
-  const upstreams = buildUpstreams(config, overrides.oauthFetch);
+  const upstreams = await buildUpstreams(config, overrides.oauthFetch);
+  // With sign-in configured the authorization server will be used: build it now, so a fault shows at start-up. Without,
+  // it is built at the first OAuth request (registration, metadata, a refresh), and oidc-provider is not loaded before.
+  if (upstreams.length) await oauth();
   const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
   const app = createRestApp({
     tools: checkedTools(),
