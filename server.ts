@@ -99,6 +99,20 @@ export async function buildUpstreams(config: Config, fetchImpl?: typeof fetch): 
 }
 
 /**
+ * Log the process's memory (`process.memoryUsage()`, MiB) at the end of one start-up phase, at debug level: where the
+ * resident set of an idle pds comes from (issue 23; BENCHMARKS.md "Memory").
+ */
+function logMemory(log: Logger, phase: 'modules' | 'platform' | 'app' | 'listen'): void {
+  if (!log.isLevelEnabled('debug')) return;
+  const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  log.debug(
+    { phase, rssMiB: mib(rss), heapTotalMiB: mib(heapTotal), heapUsedMiB: mib(heapUsed), externalMiB: mib(external), arrayBuffersMiB: mib(arrayBuffers) },
+    `memory after start-up phase ${phase}: RSS ${mib(rss)} MiB, V8 heap ${mib(heapUsed)} MiB used`,
+  );
+}
+
+/**
  * The platform for `config.backend`.
  * @param shutdown aborted when pds begins shutting down; the platform's `shutdown` signal follows it.
  * @throws Error for `kubernetes` without `PDS_DATABASE_URL`, without a cluster, or when its caches cannot be filled.
@@ -142,10 +156,14 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
  */
 export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
   const log = overrides.log ?? createLogger({ level: config.logLevel });
+  // Phases: `modules` (configuration read, the server's modules imported), `platform` (record store opened, platform
+  // built, its caches filled), `app` (authorization server, limits, routes), `listen`.
+  logMemory(log, 'modules');
   const draining = new AbortController();
   // The secret first: refusing a bad one must not leave a platform (and its data-directory lock) behind.
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
   const platform = overrides.platform ?? (await buildPlatform(config, log, draining.signal));
+  logMemory(log, 'platform');
   // Shared limits and PAT cache when REDIS_URL is set; never waits on an unreachable Redis (rest/ratelimit.ts policy).
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, { log }) : undefined;
   const metrics = createMetrics({ platform, redis });
@@ -195,11 +213,13 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     metricsToken: config.metricsToken,
     draining: draining.signal,
   });
+  logMemory(log, 'app');
   const http = app.listen(config.port, config.host);
   http.on('clientError', answerClientError);
   http.on('connect', refuseConnect);
   await once(http, 'listening');
   const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort, config.host) : undefined;
+  logMemory(log, 'listen');
   // Requests in flight, for the drain; once draining, every answer closes its connection after itself.
   const inflight = new Set<ServerResponse>();
   let drained: (() => void) | undefined;

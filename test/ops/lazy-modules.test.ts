@@ -13,8 +13,8 @@ import { freePort } from '../helpers/server.js';
 
 const RECORDER = path.resolve('test/helpers/record-loads.mjs');
 
-/** Packages a default sandbox must not load at start-up or on ordinary requests. */
-const NOT_BY_DEFAULT = ['@kubernetes/client-node', 'oidc-provider', 'openid-client', '@octokit/rest', '@octokit/auth-app', '@octokit/core'];
+/** Packages a default sandbox (SQLite, no Redis, JSON logs) must not load at start-up or on ordinary requests. */
+const NOT_BY_DEFAULT = ['@kubernetes/client-node', 'oidc-provider', 'openid-client', '@octokit/rest', '@octokit/auth-app', '@octokit/core', 'ioredis', 'pg', 'pino-pretty'];
 
 let dir: string | undefined;
 let pds: PdsProcess | undefined;
