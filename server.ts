@@ -11,7 +11,7 @@ import type Router from '@koa/router';
 import { createLogger, silentLogger, type Logger } from './core/logger.js';
 import type { Platform } from './core/ports.js';
 import { createSandboxPlatform } from './adapters/sandbox/index.js';
-import { connectRedis } from './adapters/redis/connect.js';
+import { connectRedis, redisReady } from './adapters/redis/connect.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { loadOrCreateSecret } from './auth/self-issued.js';
 import type { Config } from './config.js';
@@ -24,7 +24,7 @@ import { createGitHubUserLookup } from './adapters/github/users.js';
 import { createOutboundFetch } from './adapters/outbound/fetch.js';
 import { lazyAuthorizationServer } from './auth/oauth/provider.js';
 import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
-import type { Upstream } from './auth/oauth/upstream.js';
+import type { SignInProvider } from './auth/oauth/upstream.js';
 import { providerPages } from './rest/oauth-pages.js';
 import { oauthInteractionRouter, oauthProtocolRouter } from './rest/oauth-routes.js';
 import type { WriteLimiter } from './tools/define.js';
@@ -83,8 +83,8 @@ export interface ServerOverrides {
  * The upstream sign-ins `config.signIn` configures, Dex first. Each upstream's module (and openid-client with it) is
  * imported only when that upstream is configured.
  */
-export async function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Promise<Upstream[]> {
-  const upstreams: Upstream[] = [];
+export async function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Promise<SignInProvider[]> {
+  const upstreams: SignInProvider[] = [];
   const { dex, github } = config.signIn;
   if (dex && config.authUrl) {
     const { dexUpstream } = await import('./auth/oauth/upstream-dex.js');
@@ -141,6 +141,7 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
     databaseUrl: config.databaseUrl,
     workflowNamespace: config.workflowNamespace,
     argocdNamespace: config.argocdNamespace,
+    kubeTimeoutMs: config.kubeTimeoutMs,
     registry: config.registry,
     domain: config.domain,
     lokiUrl: config.lokiUrl,
@@ -192,14 +193,26 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
   const app = createRestApp({
     tools: checkedTools(),
+    config,
     heartbeatMs: overrides.heartbeatMs,
     invokeDeps: {
       platform,
-      config,
+      // Only what invoke() reads: handlers never hold the secrets of the configuration.
+      config: {
+        readOnly: config.readOnly,
+        baseUrl: config.baseUrl,
+        domain: config.domain,
+        workflowNamespace: config.workflowNamespace,
+        argocdNamespace: config.argocdNamespace,
+      },
       confirmSecret: secret,
       writeLimiter: overrides.writeLimiter ?? createWriteLimiter({ redis, log, onDecision }),
     },
-    authenticator: overrides.authenticator ?? createAuthenticator(config, secret, { redis, onCacheLookup: metrics.tokenCache.bind(metrics) }),
+    authenticator: overrides.authenticator ?? createAuthenticator(config, secret, {
+        lookupGitHubUser: createGitHubUserLookup({ baseUrl: config.githubApiUrl }),
+        redis: () => (redisReady(redis) ? redis : undefined),
+        onCacheLookup: metrics.tokenCache.bind(metrics),
+      }),
     routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy, log, onDecision }),
     authLimits: overrides.authLimits ?? createAuthLimits({ redis, log, onDecision }),
     publicRoutes: [

@@ -1,5 +1,5 @@
 /**
- * External-issuer JWTs (SPEC.md "Authentication", second form): tokens from the organisation's Dex, verified with
+ * External-issuer JWTs (`docs/api.md#authentication`, second form): tokens from the organisation's Dex, verified with
  * the key set at `{authUrl}/api/dex/keys`, issuer `{authUrl}/api/dex`, audience `PDS_OIDC_AUDIENCE`, asymmetric
  * algorithms only (so an HS256 token "signed" with a published public key is refused).
  *

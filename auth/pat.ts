@@ -1,5 +1,5 @@
 /**
- * GitHub classic personal access tokens (SPEC.md "Authentication", first form: `ghp_…`, no dots). The token must carry
+ * GitHub classic personal access tokens (`docs/api.md#authentication`, first form: `ghp_…`, no dots). The token must carry
  * the `read:user` scope, or its parent `user` (GitHub reports the broader scope when both were granted). The user id
  * is the GitHub login.
  *
@@ -9,7 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { Unauthenticated, isPlatformError } from '../core/errors.js';
-import type { GitHubUserLookup } from '../adapters/github/users.js';
+import type { GitHubUserLookup } from '../core/ports.js';
 import { TokenCache, type CacheLookup } from './token-cache.js';
 
 /** Scopes that grant `read:user`. */
@@ -17,7 +17,8 @@ const READ_USER = new Set(['read:user', 'user']);
 
 export interface PatVerifierOptions {
   lookup: GitHubUserLookup;
-  redis?: Redis;
+  /** Shares verdicts between replicas (see `TokenCacheOptions.redis`). */
+  redis?: () => Redis | undefined;
   /** How long a good token is trusted without asking GitHub again, milliseconds (default 300 000). */
   positiveTtlMs?: number;
   /** How long a refused token is refused without asking GitHub again, milliseconds (default 30 000). */

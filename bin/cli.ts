@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { cliErrorOf } from './client/api.js';
 import { CliError, EXIT } from './client/errors.js';
 import { completionCommand } from './commands/completion.js';
 import { deployCommand } from './commands/deploy.js';
@@ -48,7 +49,7 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
 ];
 
 /** The operator commands: each module exports `summary` and `run(argv): Promise<exit code>`. */
-const OPERATOR_COMMANDS = ['serve', 'mcp', 'token', 'scaffold', 'openapi'] as const;
+const OPERATOR_COMMANDS = ['serve', 'dev', 'mcp', 'token', 'scaffold', 'openapi'] as const;
 
 interface OperatorModule {
   summary: string;
@@ -104,7 +105,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       .action(async (args: string[]) => setExit(await module.run(args)));
   }
   program.addCommand(completionCommand(program).copyInheritedSettings(program));
-  program.addHelpText('after', '\nStart with: pds login --server https://pds.example.com\nOptions of a command: pds <command> --help');
+  program.addHelpText('after', '\nStart with: pds login --server https://pds.example.com\nOr try it here: pds dev (the sandbox on this machine, you as platform admin)\nOptions of a command: pds <command> --help');
   return program;
 }
 
@@ -119,7 +120,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exit;
-  } catch (err) {
+  } catch (thrown) {
+    const err = cliErrorOf(thrown);
     if (err instanceof CommanderError) {
       // Help and --version end with exit code 0; every other commander error is a usage error (it printed why).
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;

@@ -1,5 +1,5 @@
 /**
- * The scaffolding catalogue: the four repository templates and the four deploy trigger patterns of SPEC.md
+ * The scaffolding catalogue: the four repository templates and the four deploy trigger patterns of `docs/api.md`
  * ("Scaffolding templates by repository content", "Deploy triggers"). Pure data; rendering is in `render.ts`.
  */
 
@@ -13,14 +13,17 @@ export const PATTERN_IDS = ['continuous', 'tag', 'manual', 'hybrid'] as const;
 /** One of {@link PATTERN_IDS}. */
 export type PatternId = (typeof PATTERN_IDS)[number];
 
-/** Path of the CI workflow every scaffold adds (SPEC.md "What the service does", rule 7). */
+/** Path of the CI workflow every scaffold adds (`docs/api.md#what-the-service-does`, rule 7). */
 export const WORKFLOW_PATH = '.github/workflows/ci.yml';
+
+/** Path of the Dependabot configuration every scaffold adds, so pinned actions and base images stay current. */
+export const DEPENDABOT_PATH = '.github/dependabot.yml';
 
 /** What a template is and what the platform needs to know about it at onboarding. */
 export interface TemplateInfo {
   id: TemplateId;
   title: string;
-  /** The repository content that selects it (SPEC table). */
+  /** The repository content that selects it (`docs/api.md#scaffolding-templates`). */
   detectedBy: string[];
   /** Container port the server listens on, as text (it is sent as the `port` operation parameter). */
   port: string;
@@ -34,7 +37,7 @@ export interface TemplateInfo {
   files: string[];
 }
 
-/** The four templates (SPEC.md "Scaffolding templates by repository content" and its port table). */
+/** The four templates (`docs/api.md#scaffolding-templates` and its port table). */
 export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
   javascript: {
     id: 'javascript',
@@ -44,7 +47,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: true,
     healthPath: '/healthz',
     entry: { meaning: 'entry script run with node (from package.json "scripts.start" or "main" when found)', default: 'server.js' },
-    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH],
+    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH, DEPENDABOT_PATH],
   },
   python: {
     id: 'python',
@@ -54,7 +57,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: true,
     healthPath: '/healthz',
     entry: { meaning: 'ASGI application as <module>:<app>, served by uvicorn on 0.0.0.0', default: 'main:app' },
-    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH],
+    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH, DEPENDABOT_PATH],
   },
   go: {
     id: 'go',
@@ -64,7 +67,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: true,
     healthPath: '/healthz',
     entry: { meaning: 'Go package path of the server built into a static binary', default: './cmd/server' },
-    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH],
+    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH, DEPENDABOT_PATH],
   },
   static: {
     id: 'static',
@@ -74,11 +77,11 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: false,
     healthPath: '/',
     entry: { meaning: 'build output directory served by nginx, with /index.html for unknown paths', default: 'dist' },
-    files: ['Dockerfile', '.dockerignore', 'nginx.conf', WORKFLOW_PATH],
+    files: ['Dockerfile', '.dockerignore', 'nginx.conf', WORKFLOW_PATH, DEPENDABOT_PATH],
   },
 };
 
-/** The deploy trigger patterns (SPEC.md "Deploy triggers"). */
+/** The deploy trigger patterns (`docs/api.md#deploy-triggers`). */
 export const PATTERNS: Record<PatternId, { id: PatternId; title: string; trigger: string; use: string }> = {
   continuous: {
     id: 'continuous',

@@ -1,13 +1,26 @@
 /**
- * The access policy (SPEC.md "Authentication" 4; DESIGN.md "Identity and limits"): platform admins may do anything;
+ * The access policy (`docs/api.md#authentication` 4; DESIGN.md "Identity and limits"): platform admins may do anything;
  * otherwise a tenant's members may read it (any role), deploy and operate in it (roles `member` and `admin`), and
  * destroy in it — retire a service, delete the tenant — only with role `admin`.
  */
 import { Forbidden } from '../core/errors.js';
+import { didYouMean } from '../core/near.js';
 import type { MemberRole, Tenant } from '../core/model.js';
 import type { PlatformBackend } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import type { Access } from './define.js';
+
+/**
+ * The 403 for a caller who is not a platform admin: the contract's text first (`docs/api.md#errors`) (clients match on it), then how one becomes
+ * an admin, since the caller cannot find that out from the API.
+ */
+export function adminRequired(userId: string): string {
+  return (
+    `admin access required: only platform admins may do this. An operator makes you one by adding your user id ` +
+    `(${JSON.stringify(userId)}) to PDS_ADMINS, or a group of yours to PDS_ADMIN_GROUPS, and restarting pds; on your ` +
+    'own machine, `pds dev` runs the sandbox with you as platform admin'
+  );
+}
 
 /** The caller's role in a tenant, or `undefined` when not a member. */
 export function roleIn(tenant: Tenant | undefined, identity: Identity): MemberRole | undefined {
@@ -30,8 +43,9 @@ const MAY: Readonly<Record<MemberRole, string>> = {
 
 /**
  * Check that the caller may act on tenant `team` with at least role `need`.
- * @throws Forbidden `access denied to this tenant` (SPEC.md "Errors"); a non-member cannot tell a missing tenant
- *   from one they may not see.
+ * @throws Forbidden `access denied to this tenant: <team>` (`docs/api.md#errors`, naming the tenant), with the close
+ *   names of the tenants the caller belongs to (`; did you mean "gamma"?`); a non-member cannot tell a missing tenant
+ *   from one they may not see, and is never offered a tenant it may not see.
  */
 export async function requireTenantAccess(
   backend: PlatformBackend,
@@ -42,7 +56,9 @@ export async function requireTenantAccess(
   if (identity.admin) return;
   const role = roleIn(await backend.getTenant(team), identity);
   if (roleAllows(role, need)) return;
-  throw new Forbidden(role ? `access denied to this tenant: role "${role}" in "${team}" ${MAY[role]}` : 'access denied to this tenant');
+  if (role) throw new Forbidden(`access denied to this tenant: role "${role}" in "${team}" ${MAY[role]}`);
+  const mine = await visibleTenants(backend, identity);
+  throw new Forbidden(`access denied to this tenant: ${team}${didYouMean(team, mine === 'all' ? [] : mine)}`);
 }
 
 /** The tenants whose data the caller may read; `'all'` for platform admins. */
@@ -54,12 +70,12 @@ export async function visibleTenants(backend: PlatformBackend, identity: Identit
 
 /**
  * Enforce a tool's declared {@link Access} for already-validated input.
- * @throws Forbidden `admin access required` or `access denied to this tenant`.
+ * @throws Forbidden `admin access required: …` ({@link adminRequired}) or `access denied to this tenant`.
  */
 export async function authorize<I>(access: Access<I>, input: I, identity: Identity, backend: PlatformBackend): Promise<void> {
   if (access === 'public' || access === 'authenticated') return;
   if (access === 'admin') {
-    if (!identity.admin) throw new Forbidden('admin access required');
+    if (!identity.admin) throw new Forbidden(adminRequired(identity.userId));
     return;
   }
   await requireTenantAccess(backend, identity, access.tenant(input), access.role);

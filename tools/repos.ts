@@ -1,5 +1,5 @@
 /**
- * Repository discovery (SPEC.md "Repositories"; "First-time onboarding sequence" step 3): list a team's repositories,
+ * Repository discovery (`docs/api.md#repositories`; "First-time onboarding sequence" step 3): list a team's repositories,
  * sync them from the code-host app's installations, and get the URL that grants the app access to one.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * The sandbox's {@link CodeHost}: no GitHub. Asking for the grant-access URL stands in for the user installing the
- * GitHub App on that repository (SPEC "First-time onboarding sequence", step 3): the sandbox records an "installation"
+ * GitHub App on that repository (`docs/api.md#first-time-onboarding-sequence`, step 3): the sandbox records an "installation"
  * for the team, and the next `syncRepositories` of that team registers the repository — only when the caller may push
  * to it (issue 17 item 2, the rule of the GitHub App code host in `adapters/github/app.ts`).
  *

@@ -114,7 +114,7 @@ export interface WorkflowArgumentsTable {
   arguments: string;
 }
 
-/** The audit trail (SPEC "Audit entry"), one row per workflow. */
+/** The audit trail (`docs/api.md#audit-entry`), one row per workflow. */
 export interface AuditEntriesTable {
   seq: Generated<number>;
   id: string;
@@ -185,7 +185,7 @@ export interface OAuthRecordsTable {
   expires_at: number | null;
 }
 
-/** One log line of the sandbox's workflows and "deployments" (SPEC "Log line"), newest `seq` last; bounded per service. */
+/** One log line of the sandbox's workflows and "deployments" (`docs/api.md#log-line`), newest `seq` last; bounded per service. */
 export interface LogLinesTable {
   seq: Generated<number>;
   team: string;

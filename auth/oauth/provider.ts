@@ -5,7 +5,7 @@
  *
  * - **Codes**: authorization code with PKCE, `S256` only (oidc-provider accepts no other method), required of every
  *   client; codes live 60 s and are single-use (a replayed code revokes what it granted).
- * - **Access tokens**: the SPEC's self-issued HS256 JWTs — issuer `PDS_BASE_URL`, `aud` the RFC 8707 resource asked
+ * - **Access tokens**: the self-issued HS256 JWTs of `docs/api.md#authentication` — issuer `PDS_BASE_URL`, `aud` the RFC 8707 resource asked
  *   for (the base URL or `{base}/mcp`; any other resource is `invalid_target`), `scope`, `client_id`, 10 minutes —
  *   verified by `auth/self-issued.ts` like any pds token.
  * - **Refresh tokens**: issued to every client allowed the grant, rotated on each use; presenting a used one again
@@ -120,7 +120,7 @@ function idTokenKey(secret: Uint8Array) {
 
 /**
  * oidc-provider, imported once. Version 9 warns at import that it is tested on Node 22; pds runs on Node 20 (the
- * team's pin) and its own suite (`test/auth/oauth*.test.ts`) is what vouches for that, so this one line is dropped
+ * team's pin) and its own suite (`test/oauth/`) is what vouches for that, so this one line is dropped
  * instead of showing in every start-up.
  */
 let loaded: Promise<typeof import('oidc-provider')> | undefined;

@@ -1,5 +1,5 @@
 /**
- * Validators for operation parameters (SPEC.md "Operation parameters seen in requests"): every value is sent as a
+ * Validators for operation parameters (`docs/api.md#operation-parameters`): every value is sent as a
  * string, and each rejection names what is allowed, with an example. They are the door: backends receive what these
  * produce and never check or parse a parameter again.
  */
@@ -14,9 +14,9 @@ export const GitTagParam = SemVerTag.describe('Git tag to build and deploy, SemV
 export const RepoParam = RepoFullName.describe('Repository holding the build file, "<owner>/<repo>", e.g. "acme/web"');
 
 /**
- * A parameter the SPEC carries as text that agents often send as a JSON number (`"port": 8080`, as the MCP Inspector
+ * A parameter the contract carries as text that agents often send as a JSON number (`"port": 8080`, as the MCP Inspector
  * does): a finite number is taken as its decimal text and then checked like the text, so the value is recorded as
- * the SPEC's string (`"8080"`) and the messages stay those of `text`. The published schema is `text`'s.
+ * the contract's string (`"8080"`) and the messages stay those of `text`. The published schema is `text`'s.
  */
 export function numberAsText<T extends z.ZodType<string, string>>(text: T) {
   return z.preprocess((value) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value), text);
@@ -116,6 +116,27 @@ function envEntries(text: string): { line: string; number: number }[] {
  */
 export function redactEnvVars(vars: readonly EnvVar[]): string {
   return vars.map((v) => `${v.key}=***`).join('\n');
+}
+
+/**
+ * An operation's parameters as strings: how the audit trail, workflow records and Argo Workflow arguments carry them.
+ * Absent values are left out; a parameter named in `secretNames` becomes what `secret` makes of it, or is left out
+ * when `secret` is not given.
+ * @example parameterStrings({ team_name: 'acme', port: 8080, env_vars: [{ key: 'K', value: 'v' }] }, ['env_vars'])
+ * // { team_name: 'acme', port: '8080' }
+ */
+export function parameterStrings(
+  params: object,
+  secretNames: readonly string[] = [],
+  secret?: (value: unknown) => string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    if (!secretNames.includes(name)) out[name] = String(value);
+    else if (secret) out[name] = secret(value);
+  }
+  return out;
 }
 
 /** Kubernetes quantity as text, e.g. `500m`, `4`, `8Gi` (a number is accepted: `4`, `0.5`). */

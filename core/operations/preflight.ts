@@ -2,11 +2,12 @@
  * Checks shared by several operations' `preflight` (issue 7 items 3 and 5, issue 11 item 4): run before a workflow is
  * submitted, so a call that cannot succeed fails at once, changes nothing, and says how to fix it — naming the call
  * that fixes it in the words of the caller's door (`ctx.door`: an MCP tool and its arguments, or a REST path).
- * Statuses follow SPEC.md's execute rules: 404 what does not exist, 403 what the caller may not use, 400 the rest.
+ * Statuses follow `docs/api.md#execute-rules`: 404 what does not exist, 403 what the caller may not use, 400 the rest.
  */
 import { parse } from 'yaml';
 import { Forbidden, InvalidParams, NotFound, PlatformError } from '../errors.js';
 import { applicationName, previewName, serviceHost } from '../names.js';
+import { didYouMean } from '../near.js';
 import { quantityValue, quotaUse } from '../quantity.js';
 import type { NextCall, PlatformNamespaces, PreflightContext } from './contract.js';
 
@@ -27,12 +28,15 @@ export function reservedTenantName(name: string, namespaces: PlatformNamespaces)
 
 /**
  * The tenant must exist.
- * @throws NotFound `tenant not found: <team>`, naming create-tenant (platform admins run it).
+ * @throws NotFound `tenant not found: <team>`, with the close tenant names the caller may see first (`; did you mean
+ *   "gamma"?`), then create-tenant (platform admins run it).
  */
 export async function requireTenant(ctx: PreflightContext, team: string): Promise<void> {
   if (await ctx.backend.getTenant(team)) return;
   const create: NextCall = { tool: 'platform_create_tenant', arguments: { team_name: team } };
-  throw new NotFound(`tenant not found: ${team}; a platform admin creates it with ${ctx.door.name(create)}`);
+  const near = didYouMean(team, await ctx.visibleTenants());
+  const otherwise = near ? ' Otherwise a platform admin creates it with' : '; a platform admin creates it with';
+  throw new NotFound(`tenant not found: ${team}${near}${otherwise} ${ctx.door.name(create)}`);
 }
 
 /**
@@ -56,15 +60,18 @@ export async function requireNewTenant(ctx: PreflightContext, team: string): Pro
  * The tenant and the service must exist.
  * @param instead what creates the service when it is missing (e.g. an onboarding), else the tenant's service list
  *   is named.
- * @throws NotFound `tenant not found: <team>` or `service not found: <team>/<service>`.
+ * @throws NotFound `tenant not found: <team>` or `service not found: <team>/<service>`, with the close service names of
+ *   the tenant first (`; did you mean "web"?`).
  */
 export async function requireService(ctx: PreflightContext, team: string, service: string, instead?: NextCall): Promise<void> {
   await requireTenant(ctx, team);
   if (await ctx.backend.getService(team, service)) return;
+  const near = didYouMean(service, (await ctx.backend.listServices(team)).map((s) => s.name));
+  const list = ctx.door.name({ tool: 'platform_list_services', arguments: { team } });
   const fix = instead
-    ? `onboard it first: ${ctx.door.name(instead)}`
-    : `the tenant's services: ${ctx.door.name({ tool: 'platform_list_services', arguments: { team } })}`;
-  throw new NotFound(`service not found: ${team}/${service}; ${fix}`);
+    ? `${near ? ' Otherwise onboard' : '; onboard'} it first: ${ctx.door.name(instead)}`
+    : `${near ? ' The' : '; the'} tenant's services: ${list}`;
+  throw new NotFound(`service not found: ${team}/${service}${near}${fix}`);
 }
 
 /**
@@ -115,7 +122,7 @@ export async function requireRegisteredRepository(ctx: PreflightContext, team: s
 }
 
 /**
- * `<team>-<service>` names the service's Argo CD Application and host (SPEC.md fixes the form), so two services whose
+ * `<team>-<service>` names the service's Argo CD Application and host (`docs/api.md#status` fixes the form), so two services whose
  * names join to the same text (`tena/pay-api` and `tena-pay/api`) cannot both exist.
  * @throws InvalidParams naming the tenant and service that hold the name.
  */
@@ -129,13 +136,13 @@ export async function requireFreeApplicationName(ctx: PreflightContext, team: st
   );
 }
 
-/** Where the SPEC's CI deploy job lives ("Onboarding … requires three artifacts"). */
+/** Where the CI deploy job lives (`docs/api.md#what-the-service-does`: onboarding requires three artifacts). */
 export const CI_WORKFLOW_PATH = '.github/workflows/ci.yml';
 /** Build file names accepted at the repository root when no `dockerfile_path` is given. */
 const ROOT_BUILD_FILES = ['Dockerfile', 'Containerfile'];
 
 /**
- * The SPEC's onboarding artifacts, when the code host can read the repository (its default branch): a build file at
+ * The onboarding artifacts (`docs/api.md#what-the-service-does`), when the code host can read the repository (its default branch): a build file at
  * the root or at `dockerfile_path` (refused without it), and a CI workflow with a job named `deploy` (a warning
  * without it: onboarding works, but pushes to main will not deploy). A code host that cannot read trees (the
  * sandbox's answers NotFound) is not a reason to refuse; one that fails is reported as a warning.

@@ -1,5 +1,5 @@
 /**
- * The operations on one service (SPEC.md "Operations"): `deploy-service` (actions `onboard`, `deploy`,
+ * The operations on one service (`docs/api.md#operations`): `deploy-service` (actions `onboard`, `deploy`,
  * `update-config`), `rollback-service`, `provision-database` and `retire-service`.
  */
 import { z } from 'zod';
@@ -39,7 +39,7 @@ export interface ServiceTarget {
   component_name: string;
 }
 
-/** `deploy-service` parameters, by action (SPEC.md "Execute rules" 3 and "Operation parameters seen in requests"). */
+/** `deploy-service` parameters, by action (`docs/api.md#execute-rules` 3 and "Operation parameters seen in requests"). */
 export type DeployServiceParams =
   | (ServiceTarget & { action: 'deploy'; git_tag: string; dockerfile_repo: string; dockerfile_path?: string; move_from_repo?: string })
   | (ServiceTarget & {

@@ -1,6 +1,6 @@
 /**
  * Inputs agents send and words they read (issue 11 items 9 and 10), against a started pds with every client of
- * test/helpers/mcp-clients.ts: numbers for the SPEC's numeric text parameters are accepted and recorded as text; the
+ * test/helpers/mcp-clients.ts: numbers for the contract's numeric text parameters are accepted and recorded as text; the
  * per-action required fields of `platform_deploy_service` are in its published JSON Schema, so a client can check a
  * call before sending it; every problem is reported at once; and results name the next call in the words of the
  * door the caller used (MCP tools and arguments, REST paths).
@@ -33,7 +33,7 @@ describe.each(CLIENTS)('numbers for numeric parameters, $name', (kind) => {
   });
   afterAll(() => client?.close());
 
-  it('accepts port and ttl_hours as numbers and records them as the SPEC\'s text', async () => {
+  it('accepts port and ttl_hours as numbers and records them as the contract\'s text', async () => {
     const onboard = await client.callTool({
       name: 'platform_deploy_service',
       arguments: { action: 'onboard', team_name: 'acme', component_name: app, dockerfile_repo: `acme/${app}`, git_tag: '0.1.0', port: 8080 },
@@ -71,7 +71,7 @@ describe.each(CLIENTS)('numbers for numeric parameters, $name', (kind) => {
     const rollback = await client.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: app, target_tag: '0.1.0' } });
     expect(rollback.isError, textOf(rollback)).toBeFalsy();
     const { workflowName, message } = rollback.structuredContent;
-    expect(message).toContain(`follow it with platform_get_workflow {"name":"${workflowName}","wait_seconds":"45"}`);
+    expect(message).toContain(`follow it with platform_get_workflow {"name":"${workflowName}","wait_seconds":45}`);
     expect(message).toContain(`platform_get_status {"team":"acme","app":"${app}"}`);
     expect(message).toMatch(/usually about 1 minute/);
     expect(message).not.toMatch(/\/api\/v1/);

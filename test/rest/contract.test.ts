@@ -45,7 +45,7 @@ describe('OpenAPI', () => {
     const used = new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags)));
     expect(new Set(doc.tags.map((t: any) => t.name))).toEqual(used);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    // The SPEC paths all exist.
+    // The contract's paths (`docs/api.md#endpoints`) all exist.
     for (const path of [
       '/healthz', '/readyz', '/api/v1/tenants', '/api/v1/tenants/{name}', '/api/v1/services', '/api/v1/services/{team}/{app}',
       '/api/v1/status/{team}/{app}', '/api/v1/logs/{team}/{app}', '/api/v1/resources/{tenant}', '/api/v1/workflows/{name}',

@@ -1,5 +1,5 @@
 /**
- * Every endpoint of SPEC.md "Endpoints": the exact fields, status codes and `{ "error" }` bodies, and the access rules
+ * Every endpoint of `docs/api.md#endpoints`: the exact fields, status codes and `{ "error" }` bodies, and the access rules
  * of issue 2 §8 (admins, members, viewers, strangers).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,8 +70,13 @@ describe('tenants', () => {
     });
   });
 
-  it('answers 403 "admin access required" to anyone else', async () => {
-    expect(await pds.api('alice', 'GET', '/api/v1/tenants')).toMatchObject({ status: 403, body: { error: 'admin access required' } });
+  it('answers 403 "admin access required" to anyone else, saying how one becomes an admin', async () => {
+    const refused = await pds.api('alice', 'GET', '/api/v1/tenants');
+    expect(refused.status).toBe(403);
+    // The contract's text first, then the way to become one (issue 19 item 4).
+    expect(refused.body.error).toMatch(/^admin access required: /);
+    expect(refused.body.error).toContain('your user id ("alice") to PDS_ADMINS');
+    expect(refused.body.error).toContain('`pds dev`');
   });
 
   it('shows one tenant (detail fields only) with its services to a member; 404 for admins on a missing one', async () => {
@@ -80,7 +85,7 @@ describe('tenants', () => {
     expect(Object.keys(res.body.tenant).sort()).toEqual(['displayName', 'members', 'name', 'quotas']);
     expect(res.body.services.map((s: any) => s.name)).toEqual(['web']);
     expect(await pds.api('root', 'GET', '/api/v1/tenants/nope')).toMatchObject({ status: 404, body: { error: 'tenant not found: nope' } });
-    expect(await pds.api('alice', 'GET', '/api/v1/tenants/umbrella')).toMatchObject({ status: 403, body: { error: 'access denied to this tenant' } });
+    expect(await pds.api('alice', 'GET', '/api/v1/tenants/umbrella')).toMatchObject({ status: 403, body: { error: 'access denied to this tenant: umbrella' } });
   });
 });
 
@@ -139,7 +144,7 @@ describe('operations', () => {
   it('lists every operation with definitions derived from their schemas, saying who may run each', async () => {
     const res = await pds.api('alice', 'GET', '/api/v1/operations');
     expect(res.body.count).toBe(OPERATION_IDS.length);
-    expect(res.body.count).toBe(8); // SPEC.md: eight operations are registered
+    expect(res.body.count).toBe(8); // `docs/api.md#operations`: eight operations
     const roles = Object.fromEntries(res.body.items.map((o: any) => [o.name, o.requiredRole]));
     expect(roles).toMatchObject({ 'retire-service': 'admin', 'delete-tenant': 'admin', 'create-tenant': 'platform-admin', 'deploy-service': 'member' });
     expect(res.body.items.find((o: any) => o.name === 'delete-tenant').description).toMatch(/Who may run it: the tenant's admins and platform admins\.$/);
@@ -203,8 +208,8 @@ describe('operations', () => {
 
   it('needs tenant membership with a role that may change it', async () => {
     const params = { team_name: 'umbrella', component_name: 'lab', target_tag: '1.0.0' };
-    expect(await pds.api('alice', 'POST', '/api/v1/operations/rollback-service/execute', params)).toMatchObject({ status: 403, body: { error: 'access denied to this tenant' } });
-    expect(await pds.api('alice', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'newco' })).toMatchObject({ status: 403, body: { error: 'admin access required' } });
+    expect(await pds.api('alice', 'POST', '/api/v1/operations/rollback-service/execute', params)).toMatchObject({ status: 403, body: { error: 'access denied to this tenant: umbrella' } });
+    expect(await pds.api('alice', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'newco' })).toMatchObject({ status: 403, body: { error: expect.stringMatching(/^admin access required: .*PDS_ADMINS/) } });
   });
 
   it('lets only tenant admins (and platform admins) destroy: a member may not retire a service or delete the tenant', async () => {
@@ -219,7 +224,7 @@ describe('operations', () => {
     const params = { team_name: 'umbrella', component_name: 'lab' };
     const first = await pds.api('uma', 'POST', '/api/v1/operations/retire-service/execute', params);
     expect(first.status).toBe(400);
-    expect(Object.keys(first.body)).toEqual(['error']); // the SPEC's body; the value also travels as data in headers
+    expect(Object.keys(first.body)).toEqual(['error']); // the contract's body; the value also travels as data in headers
     const confirm = /"confirm": "([^"]+)"/.exec(first.body.error)![1]!;
     expect(first.headers.get('pds-confirm')).toBe(confirm);
     expect(Date.parse(first.headers.get('pds-confirm-expires')!)).toBeGreaterThan(Date.now());
@@ -255,7 +260,7 @@ describe('workflows and audit', () => {
     const audit = await pds.api('alice', 'GET', '/api/v1/audit');
     const name = audit.body.items[0].workflowName;
     const wf = await pds.api('alice', 'GET', `/api/v1/workflows/${name}`);
-    // The SPEC's three fields, and the workflow view of issue 11 (phase, settled, steps; host once settled).
+    // The contract's three fields (`docs/api.md#workflows-and-audit`), and the workflow view of issue 11 (phase, settled, steps; host once settled).
     expect(Object.keys(wf.body).sort()).toEqual(['audit', 'host', 'note', 'phase', 'settled', 'steps', 'workflow']);
     expect(Object.keys(wf.body.audit).sort()).toEqual(['id', 'message', 'operation', 'parameters', 'riskLevel', 'status', 'timestamp', 'userId', 'workflowName']);
     expect(await pds.api('alice', 'GET', '/api/v1/workflows/nope-12345')).toMatchObject({ status: 404 });

@@ -7,10 +7,10 @@ import { z } from 'zod';
 import { OPERATION_IDS, OPERATIONS, type AnyOperationContract, type OperationRole } from '../../core/operations/index.js';
 import { defineTool, type AnyTool } from '../define.js';
 import { WaitOutcome, WaitSeconds, waitForWorkflow, waitOutcome } from '../workflow-view.js';
-import { ConfirmationRequest, ExecuteResult, executeOperation, type OperationInput } from './execute.js';
+import { ConfirmationRequest, ExecuteResult, settledMessage, submitOperation, type OperationInput } from './execute.js';
 
 /**
- * An operation tool's result: the SPEC's execute response, and — when the call waited (`wait_seconds` > 0) — the
+ * An operation tool's result: the contract's execute response (`docs/api.md#operations`), and — when the call waited (`wait_seconds` > 0) — the
  * workflow's phase, whether it settled, and once settled the service host and any failed step.
  */
 export const OperationResult = ExecuteResult.extend(WaitOutcome.partial().shape);
@@ -24,7 +24,7 @@ const Confirm = z
   .optional()
   .describe('The "confirm" value of the previous call\'s answer; omit it on the first call');
 
-/** Appended to every operation's description: who may run it (SPEC.md "Authentication" 4). */
+/** Appended to every operation's description: who may run it (`docs/api.md#authentication` 4). */
 const WHO_MAY_RUN: Readonly<Record<OperationRole, string>> = {
   member: 'Who may run it: tenant members and admins, platform admins.',
   admin: 'Who may run it: the tenant\'s admins and platform admins.',
@@ -69,10 +69,18 @@ export function operationTool(contract: AnyOperationContract): AnyTool {
     operation: contract,
     handler: async (i, ctx) => {
       const { wait_seconds: wait, ...params } = i as OperationInput & { wait_seconds?: number };
-      const result = await executeOperation(contract, params, ctx);
+      const submission = await submitOperation(contract, params, ctx);
+      const { result } = submission;
       if (!wait) return result;
       const run = await waitForWorkflow(ctx.platform, result.workflowName, wait, ctx.interaction);
-      return run ? { ...result, ...(await waitOutcome(ctx.platform, ctx.settings.domain, run)) } : result;
+      if (!run) return result;
+      const outcome = await waitOutcome(ctx.platform, ctx.settings.domain, run);
+      // Settled while waiting: the message says how it ended, not "it runs in the background".
+      const message =
+        outcome.phase === 'succeeded' || outcome.phase === 'failed'
+          ? settledMessage(contract, submission, { phase: outcome.phase, failedStep: outcome.failedStep }, ctx.door)
+          : result.message;
+      return { ...result, ...outcome, message };
     },
   });
 }
