@@ -11,8 +11,6 @@ import type Router from '@koa/router';
 import { createLogger, silentLogger, type Logger } from './core/logger.js';
 import type { Platform } from './core/ports.js';
 import { createSandboxPlatform } from './adapters/sandbox/index.js';
-import { createKubernetesPlatform } from './adapters/kubernetes/index.js';
-import { readPrivateKey } from './adapters/github/app.js';
 import { connectRedis, redisReady } from './adapters/redis/connect.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { loadOrCreateSecret } from './auth/self-issued.js';
@@ -24,10 +22,8 @@ import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
 import { wellKnownRouter } from './rest/well-known.js';
 import { createGitHubUserLookup } from './adapters/github/users.js';
 import { createOutboundFetch } from './adapters/outbound/fetch.js';
-import { createAuthorizationServer } from './auth/oauth/provider.js';
+import { lazyAuthorizationServer } from './auth/oauth/provider.js';
 import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
-import { dexUpstream } from './auth/oauth/upstream-dex.js';
-import { githubUpstream } from './auth/oauth/upstream-github.js';
 import type { SignInProvider } from './auth/oauth/upstream.js';
 import { providerPages } from './rest/oauth-pages.js';
 import { oauthInteractionRouter, oauthProtocolRouter } from './rest/oauth-routes.js';
@@ -83,16 +79,37 @@ export interface ServerOverrides {
   heartbeatMs?: number;
 }
 
-/** The upstream sign-ins `config.signIn` configures, Dex first. */
-export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): SignInProvider[] {
+/**
+ * The upstream sign-ins `config.signIn` configures, Dex first. Each upstream's module (and openid-client with it) is
+ * imported only when that upstream is configured.
+ */
+export async function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Promise<SignInProvider[]> {
   const upstreams: SignInProvider[] = [];
   const { dex, github } = config.signIn;
-  if (dex && config.authUrl) upstreams.push(dexUpstream({ ...dex, authUrl: config.authUrl, userClaim: config.oidcUserClaim, fetch: fetchImpl }));
+  if (dex && config.authUrl) {
+    const { dexUpstream } = await import('./auth/oauth/upstream-dex.js');
+    upstreams.push(dexUpstream({ ...dex, authUrl: config.authUrl, userClaim: config.oidcUserClaim, fetch: fetchImpl }));
+  }
   if (github) {
+    const { githubUpstream } = await import('./auth/oauth/upstream-github.js');
     const lookup = createGitHubUserLookup({ baseUrl: config.githubApiUrl, fetch: fetchImpl });
     upstreams.push(githubUpstream({ ...github, lookup, fetch: fetchImpl }));
   }
   return upstreams;
+}
+
+/**
+ * Log the process's memory (`process.memoryUsage()`, MiB) at the end of one start-up phase, at debug level: where the
+ * resident set of an idle pds comes from (issue 23; BENCHMARKS.md "Memory").
+ */
+function logMemory(log: Logger, phase: 'modules' | 'platform' | 'app' | 'listen'): void {
+  if (!log.isLevelEnabled('debug')) return;
+  const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  log.debug(
+    { phase, rssMiB: mib(rss), heapTotalMiB: mib(heapTotal), heapUsedMiB: mib(heapUsed), externalMiB: mib(external), arrayBuffersMiB: mib(arrayBuffers) },
+    `memory after start-up phase ${phase}: RSS ${mib(rss)} MiB, V8 heap ${mib(heapUsed)} MiB used`,
+  );
 }
 
 /**
@@ -113,7 +130,10 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
       githubAppSlug: config.githubAppSlug,
     });
   }
-  const privateKey = config.githubApp && readPrivateKey(config.githubApp.privateKey, config.githubApp.privateKeyFile);
+  // Loaded here, not at the top: the cluster client (@kubernetes/client-node) and Octokit (GitHub App) are a third of
+  // the modules pds could load, and the sandbox uses neither (issue 23 item 1; test/ops/lazy-modules.test.ts).
+  const { createKubernetesPlatform } = await import('./adapters/kubernetes/index.js');
+  const privateKey = config.githubApp && (await import('./adapters/github/app.js')).readPrivateKey(config.githubApp.privateKey, config.githubApp.privateKeyFile);
   return createKubernetesPlatform({
     log,
     shutdown,
@@ -137,10 +157,14 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
  */
 export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
   const log = overrides.log ?? createLogger({ level: config.logLevel });
+  // Phases: `modules` (configuration read, the server's modules imported), `platform` (record store opened, platform
+  // built, its caches filled), `app` (authorization server, limits, routes), `listen`.
+  logMemory(log, 'modules');
   const draining = new AbortController();
   // The secret first: refusing a bad one must not leave a platform (and its data-directory lock) behind.
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
   const platform = overrides.platform ?? (await buildPlatform(config, log, draining.signal));
+  logMemory(log, 'platform');
   // Shared limits and PAT cache when REDIS_URL is set; never waits on an unreachable Redis (rest/ratelimit.ts policy).
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, { log }) : undefined;
   const metrics = createMetrics({ platform, redis });
@@ -152,7 +176,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     log.info({ workflow: run.name, operation: run.operation, phase: run.phase, seconds, message: run.message }, `workflow ${run.name} ${run.phase}`);
     void platform.audit.settle(run.name, run.phase, run.message).catch((err: unknown) => log.error({ err, workflow: run.name }, 'could not settle an audit entry'));
   });
-  const oauth = await createAuthorizationServer({
+  const oauth = lazyAuthorizationServer({
     baseUrl: config.baseUrl,
     secret,
     store: platform.oauth,
@@ -162,7 +186,10 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     fetch: overrides.oauthFetch ?? (createOutboundFetch({ allowPrivate: config.outboundAllowPrivate }) as typeof fetch),
     log,
   });
-  const upstreams = buildUpstreams(config, overrides.oauthFetch);
+  const upstreams = await buildUpstreams(config, overrides.oauthFetch);
+  // With sign-in configured the authorization server will be used: build it now, so a fault shows at start-up. Without,
+  // it is built at the first OAuth request (registration, metadata, a refresh), and oidc-provider is not loaded before.
+  if (upstreams.length) await oauth();
   const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
   const app = createRestApp({
     tools: checkedTools(),
@@ -199,11 +226,13 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     metricsToken: config.metricsToken,
     draining: draining.signal,
   });
+  logMemory(log, 'app');
   const http = app.listen(config.port, config.host);
   http.on('clientError', answerClientError);
   http.on('connect', refuseConnect);
   await once(http, 'listening');
   const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort, config.host) : undefined;
+  logMemory(log, 'listen');
   // Requests in flight, for the drain; once draining, every answer closes its connection after itself.
   const inflight = new Set<ServerResponse>();
   let drained: (() => void) | undefined;

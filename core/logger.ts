@@ -6,7 +6,9 @@
  * Put an error under `err` so pino's serializer keeps its message, stack and `cause`.
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type PinoPrettyModule from 'pino-pretty';
+import type { PrettyOptions } from 'pino-pretty';
 
 /** pino's logger; `child({ component: 'sandbox' })` adds fields to every line. */
 export type Logger = PinoLogger;
@@ -66,6 +68,15 @@ export interface LoggerOptions {
 }
 
 /**
+ * pino-pretty's stream, required only when a logger is pretty (a terminal): a server logging JSON never loads it
+ * (issue 23 item 1). It is CommonJS, so `require` keeps {@link createLogger} synchronous.
+ */
+function prettyStream(options: PrettyOptions): DestinationStream {
+  const { PinoPretty } = createRequire(import.meta.url)('pino-pretty') as typeof PinoPrettyModule;
+  return PinoPretty(options);
+}
+
+/**
  * The process logger: JSON lines on stdout (one object per line, `time` in epoch milliseconds, `level` as pino's
  * number) or pretty lines on a terminal; secrets redacted either way (redaction happens before formatting).
  */
@@ -78,6 +89,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { service: 'pds' },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
-    pretty ? PinoPretty({ destination: destination as NodeJS.WritableStream, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }) : destination,
+    pretty ? prettyStream({ destination: destination as NodeJS.WritableStream, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }) : destination,
   );
 }

@@ -44,7 +44,8 @@ const INIT = `window.ui = SwaggerUIBundle({
 
 /** Routes for `/docs`, `/docs/init.js` and `/docs/assets/<file>`; `/docs/` redirects (301) to `/docs`. */
 export function docsRouter(): Router {
-  const dir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  // Found at the first asset asked for, not at start-up; the assets are streamed from disk, never held in memory.
+  let dir: string | undefined;
   const router = createRouter();
   router.get('/docs', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
@@ -64,6 +65,7 @@ export function docsRouter(): Router {
     if (!type) return; // falls through to the 404
     ctx.type = type;
     ctx.set('Cache-Control', 'public, max-age=86400');
+    dir ??= path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
     ctx.body = createReadStream(path.join(dir, ctx.params.file!));
   });
   return router;

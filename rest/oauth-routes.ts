@@ -17,7 +17,7 @@ import type { Context, Middleware } from 'koa';
 import coBody from 'co-body';
 import { isPlatformError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { OAUTH_ROUTES, ACCOUNT_KIND, accountKey, REFRESH_TOKEN_TTL, INTERACTION_TTL, interactionPath, type AuthorizationServer } from '../auth/oauth/provider.js';
+import { OAUTH_ROUTES, ACCOUNT_KIND, accountKey, REFRESH_TOKEN_TTL, INTERACTION_TTL, interactionPath, type AuthorizationServer, type AuthorizationServerSource } from '../auth/oauth/provider.js';
 import type { SignInProvider, SignInAttempt } from '../auth/oauth/upstream.js';
 import { SCOPE_DESCRIPTIONS, isScope } from '../auth/scopes.js';
 import { consentPage, messagePage, signInPage } from './oauth-pages.js';
@@ -28,7 +28,8 @@ const UPSTREAM_ATTEMPT_KIND = 'UpstreamAttempt';
 
 /** What the routes need. */
 export interface OAuthRouteOptions {
-  server: AuthorizationServer;
+  /** The authorization server, built at the first request that needs it (`lazyAuthorizationServer`). */
+  server: AuthorizationServerSource;
   /** The configured upstream sign-ins, in the order the sign-in page offers them. */
   upstreams: readonly SignInProvider[];
   baseUrl: string;
@@ -45,9 +46,10 @@ function gatedRouter(gate: Middleware | undefined): Router {
 }
 
 /** Hand the request to oidc-provider as it came (it reads its own bodies and writes its own answer). */
-function delegate(server: AuthorizationServer) {
-  const handle = server.provider.callback();
+function delegate(server: AuthorizationServerSource) {
+  let handle: ReturnType<AuthorizationServer['provider']['callback']> | undefined;
   return async (ctx: Context) => {
+    handle ??= (await server()).provider.callback();
     ctx.respond = false;
     await handle(ctx.req, ctx.res);
   };
@@ -57,7 +59,7 @@ function delegate(server: AuthorizationServer) {
  * The protocol endpoints, one exact route each, each behind `gate` when given.
  * @example app.use(oauthProtocolRouter(server, createOAuthLimit({ redis, trustProxy })).routes());
  */
-export function oauthProtocolRouter(server: AuthorizationServer, gate?: Middleware): Router {
+export function oauthProtocolRouter(server: AuthorizationServerSource, gate?: Middleware): Router {
   const router = gatedRouter(gate);
   const toProvider = delegate(server);
   router.get('/.well-known/oauth-authorization-server', toProvider);
@@ -89,9 +91,16 @@ export function oauthProtocolRouter(server: AuthorizationServer, gate?: Middlewa
  * @example app.use(oauthInteractionRouter({ server, upstreams, baseUrl, log }).routes());
  */
 export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
-  const { server, upstreams, baseUrl, log } = options;
-  const { provider, store } = server;
+  const { upstreams, baseUrl, log } = options;
+  let provider!: AuthorizationServer['provider'];
+  let store!: AuthorizationServer['store'];
   const router = gatedRouter(options.gate);
+  // After the gate, before every route (the router runs `use` middleware only for a request a route matches): the
+  // authorization server exists from the first such request on.
+  router.use(async (_ctx, next) => {
+    if (!provider) ({ provider, store } = await options.server());
+    return next();
+  });
   const html = (ctx: Context, status: number, body: string) => {
     ctx.status = status;
     ctx.set('Cache-Control', 'no-store');

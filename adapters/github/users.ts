@@ -6,7 +6,7 @@
  * out, fails (5xx) or rate-limits us becomes `Unavailable`. The token is sent only in the `Authorization` header;
  * Octokit redacts it from the errors kept as `cause`.
  */
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 import { Unauthenticated, Unavailable } from '../../core/errors.js';
 import type { GitHubTokenOwner, GitHubUserLookup } from '../../core/ports.js';
 
@@ -31,17 +31,23 @@ export interface GitHubUserLookupOptions {
  */
 export function createGitHubUserLookup(options: GitHubUserLookupOptions): GitHubUserLookup {
   const timeoutMs = options.timeoutMs ?? 5000;
-  // One client for every token: the token travels per request, so no Octokit is built on the hot path.
-  const octokit = new Octokit({
-    baseUrl: options.baseUrl,
-    userAgent: 'pds',
-    request: options.fetch ? { fetch: options.fetch } : {},
-    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-  });
+  // One client for every token: the token travels per request, so no Octokit is built on the hot path. Octokit is
+  // imported at the first PAT to verify, not at start-up: most deployments never see one (issue 23 item 1).
+  let octokit: Promise<Octokit> | undefined;
+  const client = () =>
+    (octokit ??= import('@octokit/rest').then(
+      ({ Octokit }) =>
+        new Octokit({
+          baseUrl: options.baseUrl,
+          userAgent: 'pds',
+          request: options.fetch ? { fetch: options.fetch } : {},
+          log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+        }),
+    ));
   return async (token) => {
     let response;
     try {
-      response = await octokit.rest.users.getAuthenticated({
+      response = await (await client()).rest.users.getAuthenticated({
         headers: { authorization: `token ${token}` },
         request: { signal: AbortSignal.timeout(timeoutMs) },
       });

@@ -7,7 +7,7 @@
  * failed command as "Redis is away" and apply their documented fallback (see `rest/ratelimit.ts`). The client keeps
  * reconnecting in the background; the outage is logged once when it starts and once when it ends, never per request.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../core/logger.js';
 
 /** Tuning for {@link connectRedis}; the defaults suit a Redis on the same network. */
@@ -32,6 +32,8 @@ export interface RedisConnectOptions {
 export async function connectRedis(url: string, options: RedisConnectOptions = {}): Promise<Redis> {
   const log = options.log ?? silentLogger;
   const where = redactUrl(url);
+  // Imported here: without REDIS_URL pds never loads ioredis (issue 23 item 1).
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     connectTimeout: options.connectTimeoutMs ?? 2000,
     commandTimeout: options.commandTimeoutMs ?? 500,

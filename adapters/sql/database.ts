@@ -17,7 +17,7 @@ import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { loadPostgresDriver } from './postgres-driver.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { migrateToLatest } from './migrations.js';
 import type { Database } from './schema.js';
@@ -66,7 +66,7 @@ const INT8_OID = 20;
  */
 export async function openDatabase(options: DatabaseOptions): Promise<OpenDatabase> {
   const log = options.log ?? silentLogger;
-  const opened = options.databaseUrl ? openPostgres(options.databaseUrl, options, log) : openSqlite(options.dataDir, options.busyTimeoutMs ?? 5_000);
+  const opened = options.databaseUrl ? await openPostgres(options.databaseUrl, options, log) : openSqlite(options.dataDir, options.busyTimeoutMs ?? 5_000);
   try {
     await migrateToLatest(opened.db, opened.engine);
   } catch (err) {
@@ -96,7 +96,8 @@ function openSqlite(dataDir: string, busyTimeoutMs: number): OpenDatabase {
   return { engine: 'sqlite', db, location: file, close: () => db.destroy() };
 }
 
-function openPostgres(url: string, options: DatabaseOptions, log: Logger): OpenDatabase {
+async function openPostgres(url: string, options: DatabaseOptions, log: Logger): Promise<OpenDatabase> {
+  const pg = await loadPostgresDriver();
   const statementTimeout = options.statementTimeoutMs ?? 10_000;
   const pool = new pg.Pool({
     connectionString: url,

@@ -4,7 +4,7 @@
  * driver's error as `cause` for the log. Errors of our own tree pass through unchanged.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import { loadedPostgresDriver } from './postgres-driver.js';
 import { isPlatformError, Unavailable, Upstream, type PlatformError } from '../../core/errors.js';
 
 /** SQLite result codes (better-sqlite3's `SqliteError.code`) that mean the file cannot be used right now. */
@@ -28,7 +28,8 @@ const UNAVAILABLE_MESSAGE = 'the record store cannot be reached or written right
 
 /** Whether `err` came from the database layer (driver, pool, Kysely) rather than from code running in a transaction. */
 export function isDatabaseError(err: unknown): boolean {
-  if (err instanceof BetterSqlite3.SqliteError || err instanceof pg.DatabaseError) return true;
+  const pg = loadedPostgresDriver();
+  if (err instanceof BetterSqlite3.SqliteError || (pg && err instanceof pg.DatabaseError)) return true;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
   return err instanceof Error && CONNECTION_MESSAGES.test(err.message);
@@ -38,7 +39,8 @@ export function isDatabaseError(err: unknown): boolean {
 export function isUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (err instanceof BetterSqlite3.SqliteError) return typeof code === 'string' && SQLITE_UNAVAILABLE.test(code);
-  if (err instanceof pg.DatabaseError) return typeof code === 'string' && PG_UNAVAILABLE.test(code);
+  const pg = loadedPostgresDriver();
+  if (pg && err instanceof pg.DatabaseError) return typeof code === 'string' && PG_UNAVAILABLE.test(code);
   return isDatabaseError(err);
 }
 

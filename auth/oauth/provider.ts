@@ -291,3 +291,21 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   });
   return { provider, store };
 }
+
+/** The authorization server, built (and oidc-provider imported) at the first call; see {@link lazyAuthorizationServer}. */
+export type AuthorizationServerSource = () => Promise<AuthorizationServer>;
+
+/**
+ * The authorization server on demand: oidc-provider and its dependencies are imported and configured at the first
+ * call, which `rest/oauth-routes.ts` makes at the first OAuth request, so a pds nobody signs in to never loads them
+ * (issue 23 item 1). Every call gives the same server; a build that failed is retried at the next call.
+ * @example const oauth = lazyAuthorizationServer(options); app.use(oauthProtocolRouter(oauth).routes());
+ */
+export function lazyAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServerSource {
+  let server: Promise<AuthorizationServer> | undefined;
+  return () =>
+    (server ??= createAuthorizationServer(options).catch((err: unknown) => {
+      server = undefined;
+      throw err;
+    }));
+}

@@ -1,0 +1,76 @@
+/**
+ * Issue 23 item 1: a pds loads what its configuration uses, when it is first used. A real `pds serve` process
+ * (bin/pds-src.js) runs with a loader hook (`test/helpers/record-loads.mjs`) that writes down every module the ESM
+ * loader resolves (static imports, `import()`, and the entry of each CommonJS package imported from ESM), and the test
+ * reads that list after requests of its own.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { startPds, type PdsProcess } from '../helpers/pds-process.js';
+import { freePort } from '../helpers/server.js';
+
+const RECORDER = path.resolve('test/helpers/record-loads.mjs');
+
+/** Packages a default sandbox (SQLite, no Redis, JSON logs) must not load at start-up or on ordinary requests. */
+const NOT_BY_DEFAULT = ['@kubernetes/client-node', 'oidc-provider', 'openid-client', '@octokit/rest', '@octokit/auth-app', '@octokit/core', 'ioredis', 'pg', 'pino-pretty'];
+
+let dir: string | undefined;
+let pds: PdsProcess | undefined;
+
+afterEach(async () => {
+  await pds?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  pds = dir = undefined;
+});
+
+async function start(env: Record<string, string> = {}) {
+  dir = await mkdtemp(path.join(tmpdir(), 'pds-lazy-'));
+  const record = path.join(dir, 'loads.txt');
+  pds = await startPds({
+    dataDir: path.join(dir, 'data'),
+    env: { ...env, PDS_RECORD_LOADS: record, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${RECORDER}`.trim() },
+  });
+  /** The packages loaded so far (the folder after each `node_modules/`, scope included). */
+  return async (): Promise<Set<string>> => {
+    const urls = (await readFile(record, 'utf8')).split('\n');
+    return new Set(urls.flatMap((url) => [...url.matchAll(/\/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]!).slice(-1)));
+  };
+}
+
+it('a default sandbox loads neither the cluster client, the OAuth provider, openid-client nor Octokit; the provider comes at the first OAuth request', async () => {
+  const loaded = await start();
+  expect((await pds!.api('root', 'GET', '/api/v1/tenants')).status).toBe(200);
+  expect((await fetch(`${pds!.url}/docs`)).status).toBe(200);
+  const before = await loaded();
+  // The recorder works: what every request goes through is there.
+  expect(before).toContain('koa');
+  expect(before).toContain('kysely');
+  expect(NOT_BY_DEFAULT.filter((name) => before.has(name))).toEqual([]);
+  // The authorization server is still there for whoever asks: built at the first request, oidc-provider with it.
+  const metadata = await fetch(`${pds!.url}/.well-known/oauth-authorization-server`);
+  expect(metadata.status).toBe(200);
+  expect(((await metadata.json()) as { token_endpoint: string }).token_endpoint).toBe(`${pds!.url}/oauth/token`);
+  const after = await loaded();
+  expect(after).toContain('oidc-provider');
+  expect(['@kubernetes/client-node', 'openid-client', '@octokit/rest'].filter((name) => after.has(name))).toEqual([]);
+  // Swagger UI's files are streamed from the package at the first asset asked for.
+  const css = await fetch(`${pds!.url}/docs/assets/swagger-ui.css`);
+  expect(css.status).toBe(200);
+  expect(css.headers.get('content-type')).toContain('text/css');
+  await css.arrayBuffer();
+});
+
+it('with GitHub sign-in configured, the OAuth provider and openid-client load at start-up, Octokit at the first token to verify', async () => {
+  // A GitHub API where nothing listens: the PAT below cannot be verified, but asking is what loads Octokit.
+  const github = `http://127.0.0.1:${await freePort()}`;
+  const loaded = await start({ PDS_GITHUB_OAUTH_CLIENT_ID: 'pds-test', PDS_GITHUB_OAUTH_CLIENT_SECRET: 'pds-test-secret', PDS_GITHUB_API_URL: github });
+  const names = await loaded();
+  expect(names).toContain('oidc-provider');
+  expect(names).toContain('openid-client');
+  expect(['@kubernetes/client-node', '@octokit/rest'].filter((name) => names.has(name))).toEqual([]);
+  const refused = await fetch(`${pds!.url}/api/v1/tenants`, { headers: { authorization: 'Bearer ghp_lazymodulestest0123456789abcdefghij' } });
+  expect(refused.status).toBe(503);
+  expect(await loaded()).toContain('@octokit/rest');
+});
