@@ -136,6 +136,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     codeHost,
     once: records.once,
     oauth: records.oauth,
+    governance: records.governance,
     kubeconfig: kc,
     cache,
     records,
