@@ -88,6 +88,7 @@ const Env = z.object({
   PDS_ALLOWED_ORIGINS: csv.pipe(z.array(origin)),
   PDS_WORKFLOW_NAMESPACE: namespace.default('pds-workflows'),
   PDS_ARGOCD_NAMESPACE: namespace.default('argocd'),
+  PDS_KUBE_TIMEOUT_S: z.coerce.number().positive('must be a positive number of seconds, e.g. "10"').max(600).default(10),
   PDS_REGISTRY: z
     .string()
     .regex(/^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/, 'must be a registry host with an optional path, e.g. "registry.example.com/pds"')
@@ -186,6 +187,11 @@ export interface Config {
   workflowNamespace: string;
   /** `PDS_ARGOCD_NAMESPACE` (default `argocd`): where Argo CD Applications live; no tenant may take the name. */
   argocdNamespace: string;
+  /**
+   * `PDS_KUBE_TIMEOUT_S` (default 10) × 1000: how long one Kubernetes API call, or a watch (re)connection until its
+   * answer starts, may take before it fails as `Upstream` (kubernetes backend), milliseconds.
+   */
+  kubeTimeoutMs: number;
   /** `PDS_REGISTRY`: images are `<registry>/<team>/<service>:<tag>` (kubernetes backend). */
   registry: string;
   /** `PDS_GITOPS_REPO`: the GitOps repository the WorkflowTemplates write (shown in notes; the templates read their own copy). */
@@ -261,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     toolsets: e.PDS_TOOLSETS,
     workflowNamespace: e.PDS_WORKFLOW_NAMESPACE,
     argocdNamespace: e.PDS_ARGOCD_NAMESPACE,
+    kubeTimeoutMs: e.PDS_KUBE_TIMEOUT_S * 1000,
     registry: e.PDS_REGISTRY,
     gitopsRepo: e.PDS_GITOPS_REPO,
     lokiUrl: e.PDS_LOKI_URL,

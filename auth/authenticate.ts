@@ -1,5 +1,5 @@
 /**
- * Bearer token → {@link Identity} (SPEC.md "Authentication"). Classification: `ghp_…` without dots is a GitHub PAT;
+ * Bearer token → {@link Identity} (`docs/api.md#authentication`). Classification: `ghp_…` without dots is a GitHub PAT;
  * three dot-separated parts is a JWT, self-issued when its `iss` is the pds base URL and external (Dex) when it is
  * `{PDS_AUTH_URL}/api/dex`; anything else is refused with 401.
  *
@@ -13,6 +13,7 @@ import { createGitHubUserLookup } from '../adapters/github/users.js';
 import type { Config } from '../config.js';
 import { createExternalJwtVerifier, type ExternalJwtVerifier } from './external-jwt.js';
 import { isPlatformAdmin, type Identity, type TokenKind } from './identity.js';
+import { isGitHubLogin, parseUserId, USER_ID_FORMS } from '../core/identity.js';
 import { createPatVerifier, type PatVerifier } from './pat.js';
 import { DEFAULT_SCOPES, type Scope } from './scopes.js';
 import { authorizationServerOf } from './oauth/authorization-server-of.js';
@@ -65,7 +66,7 @@ export interface AuthenticatorDeps {
 
 export type TokenForm = 'pat' | 'jwt' | 'unknown';
 
-/** Classify a bearer token by shape alone (SPEC.md "Authentication" table). */
+/** Classify a bearer token by shape alone (`docs/api.md#authentication` table). */
 export function classifyToken(token: string): TokenForm {
   if (token.startsWith('ghp_') && !token.includes('.')) return 'pat';
   if (token.split('.').length === 3) return 'jwt';
@@ -142,6 +143,8 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
     let verified: { userId: string; groups: string[]; exp: number; kind: TokenKind; scopes?: Scope[] };
     if (issuer === config.baseUrl) {
       const claims = await verifySelfToken(secret, config.baseUrl, token);
+      // A pds token stands for an identity of one of the other origins, so its subject follows that identity's grammar.
+      if (!parseUserId(claims.sub)) throw refuse(`token subject is not a user id: it must be ${USER_ID_FORMS}`);
       verified = { userId: claims.sub, groups: claims.groups, exp: claims.exp, kind: 'self-issued', scopes: claims.scopes };
     } else if (external && issuer === external.issuer) {
       verified = { ...(await external.verify(token)), kind: 'external' };
@@ -171,8 +174,11 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
       const token = match[1]!;
       try {
         switch (classifyToken(token)) {
-          case 'pat':
-            return identity(await verifyPat(token, attempt?.beforeGitHubLookup), [], 'pat');
+          case 'pat': {
+            const login = await verifyPat(token, attempt?.beforeGitHubLookup);
+            if (!isGitHubLogin(login)) throw refuse('GitHub answered a login that is not a GitHub login; refused');
+            return identity(login, [], 'pat');
+          }
           case 'jwt':
             return await verifyJwt(token);
           default:

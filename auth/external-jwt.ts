@@ -1,20 +1,24 @@
 /**
- * External-issuer JWTs (SPEC.md "Authentication", second form): tokens from the organisation's Dex, verified with
+ * External-issuer JWTs (`docs/api.md#authentication`, second form): tokens from the organisation's Dex, verified with
  * the key set at `{authUrl}/api/dex/keys`, issuer `{authUrl}/api/dex`, audience `PDS_OIDC_AUDIENCE`, asymmetric
  * algorithms only (so an HS256 token "signed" with a published public key is refused).
  *
  * Keys are jose's `createRemoteJWKSet`: fetched once, kept 10 minutes, and refetched early when a token names an
  * unknown `kid` (key rotation) — at most once per 30 s cooldown, so forged `kid`s cannot hammer Dex.
  *
- * User id (issue 7 item 15): the one claim `PDS_OIDC_USER_CLAIM` names, never another in its place.
+ * User id (issue 7 item 15, issue 17 item 9; the grammar is `core/identity.ts`): the one claim `PDS_OIDC_USER_CLAIM`
+ * names, never another in its place.
  * - `email` (the default): the address, only when `email_verified` is `true` — Dex connectors pass through addresses
- *   nobody confirmed, and anyone can claim `root@example.com` at a provider that does not check.
- * - `preferred_username` or `sub`: the value as it is, refused when it contains `@`, so that ids of the e-mail form
- *   come from a verified `email` only and no username can be (or become a `PDS_ADMINS` entry of) an e-mail user.
+ *   nobody confirmed, and anyone can claim `root@example.com` at a provider that does not check — and only when it is
+ *   of the e-mail form (an `@`): a verified `email: "root"` is not the GitHub login `root`.
+ * - `preferred_username` or `sub`: `oidc:<value>`, the value refused when it contains `@`, so that ids of the e-mail
+ *   form come from a verified `email` only and no username can be (or become a `PDS_ADMINS` entry of) an e-mail user
+ *   or a GitHub login.
  * A token without a usable value is refused (401) naming the claim. `groups` feeds `PDS_ADMIN_GROUPS`.
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
 import { Unauthenticated, Unavailable } from '../core/errors.js';
+import { isEmailId, oidcUserId } from '../core/identity.js';
 import { describeJoseError } from './jose-errors.js';
 
 /** Signature algorithms accepted from the identity provider: asymmetric only. */
@@ -97,9 +101,10 @@ export function createExternalJwtVerifier(options: ExternalJwtOptions): External
 
 /**
  * The user id a verified token's payload gives under `claim` (see the module comment for the rule).
- * @throws Unauthenticated naming the claim when it is missing, empty, an unverified e-mail, or (for
- *   `preferred_username`/`sub`) of the e-mail form.
+ * @throws Unauthenticated naming the claim when it is missing, empty, an unverified e-mail, an `email` without `@`, or
+ *   (for `preferred_username`/`sub`) a value with `@`, `,` or control characters.
  * @example userIdOf({ email: 'jane@example.com', email_verified: true }, 'email') // 'jane@example.com'
+ * @example userIdOf({ preferred_username: 'jane' }, 'preferred_username') // 'oidc:jane'
  */
 export function userIdOf(payload: JWTPayload, claim: UserClaim): string {
   const value = payload[claim];
@@ -107,13 +112,21 @@ export function userIdOf(payload: JWTPayload, claim: UserClaim): string {
   if (typeof value !== 'string' || value === '') {
     throw new Unauthenticated(`token has no "${claim}" claim, which is the user id on this pds (${setting}); no other claim stands in for it`);
   }
-  if (claim === 'email' && payload.email_verified !== true) {
-    throw new Unauthenticated(`token's email is not verified (email_verified is not true); this pds takes only a verified email as the user id (${setting})`);
+  if (claim === 'email') {
+    if (payload.email_verified !== true) {
+      throw new Unauthenticated(`token's email is not verified (email_verified is not true); this pds takes only a verified email as the user id (${setting})`);
+    }
+    if (!isEmailId(value)) {
+      throw new Unauthenticated(`token's email is not an e-mail address (one "@", no ":", "," or spaces); user ids from an identity provider's email are addresses (${setting})`);
+    }
+    return value;
   }
-  if (claim !== 'email' && value.includes('@')) {
+  if (value.includes('@')) {
     throw new Unauthenticated(`token's "${claim}" looks like an e-mail address; user ids of that form come only from a verified "email" claim (${setting})`);
   }
-  return value;
+  const id = oidcUserId(value);
+  if (!id) throw new Unauthenticated(`token's "${claim}" is not usable as a user id (no ",", control characters or surrounding spaces; ${setting})`);
+  return id;
 }
 
 /** A failure to obtain the key set (network, timeout, non-200, not JSON, not a JWKS), as opposed to a bad token. */

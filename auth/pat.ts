@@ -1,5 +1,5 @@
 /**
- * GitHub classic personal access tokens (SPEC.md "Authentication", first form: `ghp_…`, no dots). The token must carry
+ * GitHub classic personal access tokens (`docs/api.md#authentication`, first form: `ghp_…`, no dots). The token must carry
  * the `read:user` scope, or its parent `user` (GitHub reports the broader scope when both were granted). The user id
  * is the GitHub login.
  *

@@ -1,5 +1,5 @@
 /**
- * Self-issued tokens: HS256 JWTs that pds signs itself (SPEC.md "Authentication", third form). Issuer and audience are
+ * Self-issued tokens: HS256 JWTs that pds signs itself (`docs/api.md#authentication`, third form). Issuer and audience are
  * the pds base URL; `exp` is required. Signing and verification are jose's; nothing here parses a JWT by hand.
  */
 import { randomBytes } from 'node:crypto';

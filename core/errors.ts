@@ -18,7 +18,7 @@ export type ErrorCode =
   | 'UPSTREAM'
   | 'UNAVAILABLE';
 
-/** HTTP status per code: the single table both edges use (SPEC.md "Errors"). */
+/** HTTP status per code: the single table both edges use (`docs/api.md#errors`). */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   INVALID_PARAMS: 400,
   CONFIRMATION_REQUIRED: 400,
@@ -38,7 +38,7 @@ export class PlatformError extends Error {
   readonly headers: Record<string, string>;
   /**
    * Structured fields of the failure for machines (e.g. a confirmation value): MCP sends them as the error result's
-   * `structuredContent`; REST keeps the SPEC's `{ "error" }` body and carries them in {@link headers}.
+   * `structuredContent`; REST keeps the contract's `{ "error" }` body and carries them in {@link headers}.
    */
   readonly data?: Readonly<Record<string, unknown>>;
   constructor(
@@ -70,7 +70,7 @@ function headerText(text: string): string {
 }
 
 /**
- * 400: a destructive operation needs a person's confirmation (SPEC.md execute status 400). Nothing was changed. The
+ * 400: a destructive operation needs a person's confirmation (`docs/api.md#errors`: execute status 400). Nothing was changed. The
  * message says what would happen and carries the value (REST callers read it there, as ever); `data` carries it for
  * machines: `{ confirm, expiresAt, plan }`. Over REST the body stays `{ "error" }` and the same data travels in the
  * headers `PDS-Confirm`, `PDS-Confirm-Expires` and `PDS-Confirm-Plan` (so `pds mcp` on stdio can ask the person).
@@ -103,7 +103,7 @@ export class Unauthenticated extends PlatformError {
   }
 }
 
-/** 403: authenticated, but not allowed (SPEC: "admin access required", "access denied to this tenant"). */
+/** 403: authenticated, but not allowed (`docs/api.md#errors`: "admin access required", "access denied to this tenant"). */
 export class Forbidden extends PlatformError {
   constructor(message: string) {
     super('FORBIDDEN', message);

@@ -21,8 +21,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /**
  * Fields whose values never reach a log line, wherever they appear (top level, one or two levels down): bearer
  * tokens and `Authorization` headers, cookies, confirmation values, `env_vars` (service environment; only keys are ever
- * shown, see `core/redact.ts`), secrets and passwords. pino replaces them with `[redacted]`; `test/ops/log-secrets`
- * and the run-wide scan in `test/setup/run-log.ts` hold every test run's log to it.
+ * shown, see `redactEnvVars` in `core/operations/parameters.ts`), secrets and passwords. pino replaces them with
+ * `[redacted]`; `test/ops/logging.test.ts` and the run-wide scan (`test/helpers/run-log.ts`, read by
+ * `test/ops/run-log-scan.test.ts`) hold every test run's log to it.
  */
 export const REDACTED_PATHS = [
   'authorization',

@@ -1,7 +1,7 @@
 /**
- * The domain vocabulary of pds as zod schemas: the resources of SPEC.md "Resources and their fields", and the
+ * The domain vocabulary of pds as zod schemas: the resources of `docs/api.md#resources-and-their-fields`, and the
  * validators for names and tags that every tool and adapter agrees on. Field names are the contract: case-sensitive,
- * exactly as SPEC.md writes them.
+ * exactly as `docs/api.md` writes them.
  */
 import { z } from 'zod';
 
@@ -36,7 +36,7 @@ export function combinedNameProblem(team: string, service: string): string | und
     : undefined;
 }
 
-/** SemVer `X.Y.Z` without prefix or suffix, e.g. `0.1.0` (SPEC.md "Versioning"). */
+/** SemVer `X.Y.Z` without prefix or suffix, e.g. `0.1.0` (`docs/api.md#versioning`). */
 export const SemVerTag = z
   .string()
   .regex(/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/, 'must be a SemVer tag X.Y.Z without "v", e.g. "0.1.0"');
@@ -46,11 +46,11 @@ export const RepoFullName = z
   .string()
   .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'must be "<owner>/<repo>", e.g. "acme/web"');
 
-/** SPEC.md "Operation risk levels". */
+/** `docs/api.md#operation-risk-levels`. */
 export const RiskLevel = z.enum(['low', 'medium', 'high']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
 
-/** SPEC.md "Quotas object": Kubernetes quantities as text. */
+/** `docs/api.md#quotas-object`: Kubernetes quantities as text. */
 export const Quotas = z.object({
   cpu: z.string().describe('CPU quantity, e.g. "4" or "500m"'),
   memory: z.string().describe('Memory quantity with unit suffix, e.g. "8Gi"'),
@@ -62,14 +62,14 @@ export type Quotas = z.infer<typeof Quotas>;
 export const MemberRole = z.enum(['admin', 'member', 'viewer']);
 export type MemberRole = z.infer<typeof MemberRole>;
 
-/** SPEC.md "Member". `viewer` may read the tenant; `member` and `admin` may also execute operations in it. */
+/** `docs/api.md#member`. `viewer` may read the tenant; `member` and `admin` may also execute operations in it. */
 export const Member = z.object({
   userId: z.string().describe('User id: GitHub login, e-mail from the identity provider, or token subject'),
   role: MemberRole.describe('Role in the tenant'),
 });
 export type Member = z.infer<typeof Member>;
 
-/** SPEC.md "Tenant" (list form: every field). */
+/** `docs/api.md#tenant` (list form: every field). */
 export const Tenant = z.object({
   name: z.string().describe('Tenant name, used in paths'),
   displayName: z.string(),
@@ -80,11 +80,11 @@ export const Tenant = z.object({
 });
 export type Tenant = z.infer<typeof Tenant>;
 
-/** SPEC.md: "The tenant detail response carries name, displayName, quotas and members." */
+/** `docs/api.md#tenant`: the tenant detail answer carries name, displayName, quotas and members. */
 export const TenantDetail = Tenant.pick({ name: true, displayName: true, quotas: true, members: true });
 export type TenantDetail = z.infer<typeof TenantDetail>;
 
-/** SPEC.md "Service". */
+/** `docs/api.md#service`. */
 export const Service = z.object({
   team: z.string(),
   name: z.string(),
@@ -96,14 +96,14 @@ export const Service = z.object({
 });
 export type Service = z.infer<typeof Service>;
 
-/** Argo CD Application sync status (SPEC.md "Sync and health of a deployed service"). */
+/** Argo CD Application sync status (`docs/api.md#sync-and-health-of-a-deployed-service`). */
 export const SyncStatus = z.enum(['Synced', 'OutOfSync', 'Unknown']);
 export type SyncStatus = z.infer<typeof SyncStatus>;
 /** Argo CD Application health status. */
 export const HealthStatus = z.enum(['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown']);
 export type HealthStatus = z.infer<typeof HealthStatus>;
 
-/** SPEC.md "Status": the key `argocd` is part of the interface. */
+/** `docs/api.md#status`: the key `argocd` is part of the interface. */
 export const Status = z.object({
   argocd: z.object({
     name: z.string().describe('Argo CD Application name, <team>-<service>'),
@@ -115,7 +115,7 @@ export const Status = z.object({
 });
 export type Status = z.infer<typeof Status>;
 
-/** SPEC.md "Log line". */
+/** `docs/api.md#log-line`. */
 export const LogLine = z.object({
   timestamp: z.string().describe('ISO 8601 UTC time'),
   line: z.string(),
@@ -123,7 +123,7 @@ export const LogLine = z.object({
 });
 export type LogLine = z.infer<typeof LogLine>;
 
-/** SPEC.md "Resource usage". */
+/** `docs/api.md#resource-usage`. */
 export const ResourceUsage = z.object({
   tenant: z.string(),
   allocated: Quotas,
@@ -132,11 +132,11 @@ export const ResourceUsage = z.object({
 });
 export type ResourceUsage = z.infer<typeof ResourceUsage>;
 
-/** Workflow and audit status (SPEC.md "Workflow/audit status"): `submitted` until the workflow settles. */
+/** Workflow and audit status (`docs/api.md#workflow-and-audit-status`): `submitted` until the workflow settles. */
 export const AuditStatus = z.enum(['submitted', 'succeeded', 'failed']);
 export type AuditStatus = z.infer<typeof AuditStatus>;
 
-/** SPEC.md "Audit entry". `message` appears in the workflow response only. */
+/** `docs/api.md#audit-entry`. `message` appears in the workflow response only. */
 export const AuditEntry = z.object({
   id: z.string(),
   timestamp: z.string().describe('ISO 8601 UTC time of submission'),
@@ -150,12 +150,15 @@ export const AuditEntry = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
-/** A repository the platform can build from (SPEC leaves the record open; these fields are ours). */
+/** A repository the platform can build from (the contract leaves the record open; these fields are ours). */
 export const Repository = z.object({
   fullName: z.string().describe('<owner>/<repo>'),
   defaultBranch: z.string(),
   private: z.boolean(),
   url: z.string().describe('Web URL of the repository'),
   installationId: z.number().int().optional().describe('Code-host app installation that grants access'),
+  registeredBy: z.string().optional().describe('Code-host login whose push access registered it'),
+  registeredVia: z.string().optional().describe('How, e.g. "push-access:write"'),
+  registeredAt: z.string().optional().describe('ISO 8601 UTC'),
 });
 export type Repository = z.infer<typeof Repository>;

@@ -4,7 +4,7 @@
  */
 
 /**
- * The Argo CD Application of a service, `<team>-<service>` (SPEC.md "Status": `argocd.name`). Also the name of the
+ * The Argo CD Application of a service, `<team>-<service>` (`docs/api.md#status`: `argocd.name`). Also the name of the
  * service's Deployment, Service and Ingress.
  * @example applicationName('acme', 'web') // 'acme-web'
  */
@@ -13,7 +13,7 @@ export function applicationName(team: string, service: string): string {
 }
 
 /**
- * The public host of a service, `<team>-<service>.<domain>` (SPEC.md "First-time onboarding sequence", step 5).
+ * The public host of a service, `<team>-<service>.<domain>` (`docs/api.md#first-time-onboarding-sequence`, step 5).
  * @param domain `PDS_DOMAIN`, e.g. `apps.example.com`.
  * @example serviceHost('acme', 'web', 'apps.example.com') // 'acme-web.apps.example.com'
  */
@@ -40,7 +40,7 @@ export function imageRef(registry: string, team: string, service: string, tag: s
 }
 
 /**
- * The Argo WorkflowTemplate an operation runs: named as the operation (SPEC.md "Operation definition"
+ * The Argo WorkflowTemplate an operation runs: named as the operation (`docs/api.md#operation-definition`
  * `workflowTemplate`), e.g. `deploy-service`.
  */
 export function workflowTemplateName(operation: string): string {

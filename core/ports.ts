@@ -165,7 +165,7 @@ export interface WorkflowEngine {
   stepLog?(workflow: string, step: string, lines: number): Promise<string[]>;
 }
 
-/** The audit trail (SPEC.md "Audit entry"). Writes are atomic; nothing acknowledged is lost. */
+/** The audit trail (`docs/api.md#audit-entry`). Writes are atomic; nothing acknowledged is lost. */
 export interface AuditStore {
   /**
    * Record a new entry (status `submitted`). Executions do not call it: the engine records their entry with the
@@ -215,16 +215,26 @@ export interface AuditRecord extends AuditEntry {
   tenantUid?: string;
 }
 
+/** What a sync did: every repository registered to the team, those added now, and those not registered with why. */
+export interface SyncResult {
+  repositories: Repository[];
+  added: string[];
+  refused: Array<{ repo: string; reason: string }>;
+}
+
 /** Repositories per team through the code-host app (GitHub App, or the sandbox). */
 export interface CodeHost {
   /** Repositories registered for the team, sorted by full name. */
   listRepositories(team: string): Promise<Repository[]>;
   /**
-   * Discover repositories from the app's installations and register them for the team.
-   * @param user the code-host user whose installations are searched.
-   * @returns every repository now registered and the full names newly added.
+   * Discover repositories from the app's installations and register for the team those `login` may push to (issue 17
+   * item 2; README "Which repositories a tenant may build"): the login's own installations and the repositories the
+   * team asked for with {@link grantAccessUrl}, each checked on the code host. The caller is the door: `login` must be
+   * the verified code-host login of the person asking.
+   * @param login the caller's code-host login (a GitHub login).
+   * @returns every repository now registered, the full names newly added, and those refused with why.
    */
-  syncRepositories(team: string, user: string): Promise<{ repositories: Repository[]; added: string[] }>;
+  syncRepositories(team: string, login: string): Promise<SyncResult>;
   /** The URL to open to install the code-host app on `repo` (`<owner>/<repo>`). */
   grantAccessUrl(team: string, repo: string): Promise<{ url: string }>;
   /**

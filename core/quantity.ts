@@ -1,5 +1,5 @@
 /**
- * Kubernetes resource quantities as pds accepts and reports them (SPEC.md "Quotas object"): the grammar of
+ * Kubernetes resource quantities as pds accepts and reports them (`docs/api.md#quotas-object`): the grammar of
  * `QuantityParam` (`core/operations/parameters.ts`), `<number>[m|k|M|G|T|Ki|Mi|Gi|Ti]`, read as plain numbers so quota
  * pressure and headroom can be compared. Written here rather than taken from `@kubernetes/client-node`, whose
  * `quantityToScalar` is not exported from its entry point, mixes numbers and bigints, refuses `1.5Gi`, and would load

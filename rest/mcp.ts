@@ -1,5 +1,5 @@
 /**
- * The MCP endpoint, `POST /mcp` (SPEC.md "MCP"; MCP spec "Streamable HTTP"), as Koa middleware and routes around
+ * The MCP endpoint, `POST /mcp` (`docs/api.md#mcp`; MCP spec "Streamable HTTP"), as Koa middleware and routes around
  * `tools/mcp-http.ts`. What this edge decides before the SDK sees a request:
  *
  * - **Origin** (MCP "Security": DNS rebinding): a request whose `Origin` is present and is neither the origin of

@@ -17,7 +17,7 @@ import type { Context, Middleware } from 'koa';
 import coBody from 'co-body';
 import { isPlatformError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { OAUTH_ROUTES, ACCOUNT_KIND, REFRESH_TOKEN_TTL, INTERACTION_TTL, interactionPath, type AuthorizationServer } from '../auth/oauth/provider.js';
+import { OAUTH_ROUTES, ACCOUNT_KIND, accountKey, REFRESH_TOKEN_TTL, INTERACTION_TTL, interactionPath, type AuthorizationServer } from '../auth/oauth/provider.js';
 import type { Upstream, UpstreamAttempt } from '../auth/oauth/upstream.js';
 import { SCOPE_DESCRIPTIONS, isScope } from '../auth/scopes.js';
 import { consentPage, messagePage, signInPage } from './oauth-pages.js';
@@ -195,7 +195,7 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
       // The upstream's answer as it came to the registered redirect URI (its path is the redirect_uri sent upstream).
       const answer = new URL(`${callbackUrl(baseUrl, upstream)}?${ctx.querystring}`);
       const person = await upstream.finish(answer, saved as unknown as UpstreamAttempt);
-      await store.upsert(ACCOUNT_KIND, person.userId, { groups: person.groups }, REFRESH_TOKEN_TTL);
+      await store.upsert(ACCOUNT_KIND, accountKey(person.userId), { groups: person.groups }, REFRESH_TOKEN_TTL);
       result = { login: { accountId: person.userId } };
     } catch (err) {
       if (!isPlatformError(err)) throw err;

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.0 document (SPEC.md "Versioning" 2), generated from the tool inventory with zod 4's
+ * The OpenAPI 3.0 document (`docs/api.md#versioning` 2), generated from the tool inventory with zod 4's
  * `z.toJSONSchema(…, { target: 'openapi-3.0' })`: every REST-bound tool becomes one operation with its path and query
  * parameters, request body, 200 schema and `{ "error" }` responses. Built once per tool set and cached.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-user limits (SPEC.md "Limits", DESIGN.md "Identity and limits"), shared by every pds replica through Redis when
+ * Per-user limits (`docs/api.md#limits`, DESIGN.md "Identity and limits"), shared by every pds replica through Redis when
  * `REDIS_URL` is set, per process otherwise.
  *
  * - {@link createRouteLimit}: 300 requests per minute per user on every authenticated route, `POST /mcp` included.
@@ -27,7 +27,7 @@ import type { Identity } from '../auth/identity.js';
 import type { WriteLimiter } from '../tools/define.js';
 import type { LimitDecision, LimitStore } from './metrics.js';
 
-/** Peer addresses exempt from the route limit: exactly these, not all of 127.0.0.0/8 (SPEC.md "Limits"). */
+/** Peer addresses exempt from the route limit: exactly these, not all of 127.0.0.0/8 (`docs/api.md#limits`). */
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 /** After a Redis failure, how long the limiters use memory before trying Redis again, milliseconds. */

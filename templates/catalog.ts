@@ -1,5 +1,5 @@
 /**
- * The scaffolding catalogue: the four repository templates and the four deploy trigger patterns of SPEC.md
+ * The scaffolding catalogue: the four repository templates and the four deploy trigger patterns of `docs/api.md`
  * ("Scaffolding templates by repository content", "Deploy triggers"). Pure data; rendering is in `render.ts`.
  */
 
@@ -13,14 +13,14 @@ export const PATTERN_IDS = ['continuous', 'tag', 'manual', 'hybrid'] as const;
 /** One of {@link PATTERN_IDS}. */
 export type PatternId = (typeof PATTERN_IDS)[number];
 
-/** Path of the CI workflow every scaffold adds (SPEC.md "What the service does", rule 7). */
+/** Path of the CI workflow every scaffold adds (`docs/api.md#what-the-service-does`, rule 7). */
 export const WORKFLOW_PATH = '.github/workflows/ci.yml';
 
 /** What a template is and what the platform needs to know about it at onboarding. */
 export interface TemplateInfo {
   id: TemplateId;
   title: string;
-  /** The repository content that selects it (SPEC table). */
+  /** The repository content that selects it (`docs/api.md#scaffolding-templates`). */
   detectedBy: string[];
   /** Container port the server listens on, as text (it is sent as the `port` operation parameter). */
   port: string;
@@ -34,7 +34,7 @@ export interface TemplateInfo {
   files: string[];
 }
 
-/** The four templates (SPEC.md "Scaffolding templates by repository content" and its port table). */
+/** The four templates (`docs/api.md#scaffolding-templates` and its port table). */
 export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
   javascript: {
     id: 'javascript',
@@ -78,7 +78,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
   },
 };
 
-/** The deploy trigger patterns (SPEC.md "Deploy triggers"). */
+/** The deploy trigger patterns (`docs/api.md#deploy-triggers`). */
 export const PATTERNS: Record<PatternId, { id: PatternId; title: string; trigger: string; use: string }> = {
   continuous: {
     id: 'continuous',

@@ -1,5 +1,5 @@
 /**
- * What the team does after scaffolding (SPEC.md "First-time onboarding sequence"): the parameters of the onboard
+ * What the team does after scaffolding (`docs/api.md#first-time-onboarding-sequence`): the parameters of the onboard
  * call, and the checklist of steps by hand, in order, then what the scaffold had to assume. Prose for people and
  * agents; the item `id`s are stable.
  */
@@ -7,7 +7,7 @@ import { serviceHost } from '../core/names.js';
 import { TEMPLATES, WORKFLOW_PATH, type PatternId, type TemplateId } from './catalog.js';
 import type { Note } from './inspect/note.js';
 
-/** Parameters of `platform_deploy_service` with `action=onboard` (SPEC.md "First-time onboarding sequence", step 4). */
+/** Parameters of `platform_deploy_service` with `action=onboard` (`docs/api.md#first-time-onboarding-sequence`, step 4). */
 export interface OnboardingParameters {
   action: 'onboard';
   team_name: string;
@@ -49,7 +49,7 @@ export interface ChecklistInput {
 }
 
 /**
- * SPEC.md "First-time onboarding sequence" as concrete steps (`existing-files` when some, `commit`, `secret`,
+ * `docs/api.md#first-time-onboarding-sequence` as concrete steps (`existing-files` when some, `commit`, `secret`,
  * `health-endpoint`, `listen-port` for servers that read PORT, `repo-access`, `first-tag`, `onboard`, `verify`,
  * `next-deploys`, `health-check-path` when the caller chose one), then one item per {@link Note}.
  */

@@ -1,5 +1,5 @@
 /**
- * Which template fits a repository, by its content (SPEC.md "Scaffolding templates by repository content"):
+ * Which template fits a repository, by its content (`docs/api.md#scaffolding-templates`):
  *
  * | at the repository root | template |
  * |---|---|
@@ -93,7 +93,7 @@ export function serverSignals(repo: Repo): string[] {
   return out;
 }
 
-/** Every template whose SPEC signal is present at the repository root. */
+/** Every template whose signal (`docs/api.md#scaffolding-templates`) is present at the repository root. */
 export function findCandidates(repo: Repo): Candidate[] {
   const found: Candidate[] = [];
   const at = (names: string[]) => names.filter((n) => repo.has(n));

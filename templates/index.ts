@@ -1,5 +1,5 @@
 /**
- * Repository scaffolding (SPEC.md "Scaffolding templates by repository content", "Deploy triggers", "CI deploy job",
+ * Repository scaffolding (`docs/api.md#scaffolding-templates`, "Deploy triggers", "CI deploy job",
  * "First-time onboarding sequence"), as the `platform_scaffold_repository` / `platform_list_templates` tools and
  * `pds scaffold` use it. Nothing here touches a repository: it returns text; callers decide whether to write it.
  *

@@ -15,7 +15,7 @@ import { PATTERN_IDS, TEMPLATE_IDS } from './catalog.js';
 /** A template id, e.g. `static`. */
 export const TemplateParam = z.enum(TEMPLATE_IDS, { error: `must be one of ${TEMPLATE_IDS.join(', ')}` });
 
-/** A deploy trigger pattern id (SPEC.md "Deploy triggers"), e.g. `tag`. */
+/** A deploy trigger pattern id (`docs/api.md#deploy-triggers`), e.g. `tag`. */
 export const PatternParam = z.enum(PATTERN_IDS, { error: `must be one of ${PATTERN_IDS.join(', ')}` });
 
 /**

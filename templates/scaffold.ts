@@ -1,5 +1,5 @@
 /**
- * The scaffolding pipeline (SPEC.md "Scaffolding templates by repository content", "Deploy triggers", "CI deploy
+ * The scaffolding pipeline (`docs/api.md#scaffolding-templates`, "Deploy triggers", "CI deploy
  * job", "First-time onboarding sequence"): detect the template, let its inspector read the repository, render the
  * build file, .dockerignore and CI workflow, and say what to pass at onboarding and what the team still does by hand.
  *

@@ -1,5 +1,5 @@
 /**
- * The access policy (SPEC.md "Authentication" 4; DESIGN.md "Identity and limits"): platform admins may do anything;
+ * The access policy (`docs/api.md#authentication` 4; DESIGN.md "Identity and limits"): platform admins may do anything;
  * otherwise a tenant's members may read it (any role), deploy and operate in it (roles `member` and `admin`), and
  * destroy in it — retire a service, delete the tenant — only with role `admin`.
  */
@@ -30,7 +30,7 @@ const MAY: Readonly<Record<MemberRole, string>> = {
 
 /**
  * Check that the caller may act on tenant `team` with at least role `need`.
- * @throws Forbidden `access denied to this tenant` (SPEC.md "Errors"); a non-member cannot tell a missing tenant
+ * @throws Forbidden `access denied to this tenant` (`docs/api.md#errors`); a non-member cannot tell a missing tenant
  *   from one they may not see.
  */
 export async function requireTenantAccess(

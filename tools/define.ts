@@ -87,7 +87,7 @@ export function restRequest(tool: AnyTool, input: Readonly<Record<string, unknow
   return { method: 'GET', target: search ? `${path}?${search}` : path };
 }
 
-/** Per-user write budget (20/min; SPEC.md "Limits"). Supplied by `rest/`/`auth/` wiring; never exempts loopback. */
+/** Per-user write budget (20/min; `docs/api.md#limits`). Supplied by `rest/`/`auth/` wiring; never exempts loopback. */
 export interface WriteLimiter {
   /** @throws RateLimited when the caller has no write left in the current window. */
   consume(identity: Identity): Promise<void>;

@@ -1,7 +1,7 @@
 /**
  * `platform_diagnose_service` (issue 11 item 8): one read that gathers what an agent would otherwise fetch in five
  * calls and correlate itself — GitOps status, the service's last workflow and its failed step, recent error log
- * lines, quota pressure, probe-path mismatches (SPEC.md "Scaffolding templates" rules 6-8) — into findings and the next
+ * lines, quota pressure, probe-path mismatches (`docs/api.md#scaffolding-templates` rules 6-8) — into findings and the next
  * calls that act on them, worded for the caller's door.
  */
 import { z } from 'zod';
@@ -194,8 +194,8 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
   const probePath = onboarding?.parameters.health_check_path ?? '/healthz';
   if (probeRefusal) {
     const why = probeRefusal.code === '401' || probeRefusal.code === '403'
-      ? 'the health path requires authorization; probes send none, so exempt it from the authentication middleware (SPEC scaffolding rule 8)'
-      : `the app does not answer ${probeRefusal.path ?? probePath} with 200; serve it, or onboard with health_check_path set to the path it serves (SPEC scaffolding rule 7)`;
+      ? 'the health path requires authorization; probes send none, so exempt it from the authentication middleware (scaffolding rule 8 of the API contract)'
+      : `the app does not answer ${probeRefusal.path ?? probePath} with 200; serve it, or onboard with health_check_path set to the path it serves (scaffolding rule 7 of the API contract)`;
     findings.push({ area: 'probe', severity: 'error', message: `probes are refused (${probeRefusal.code}): ${why}` });
   }
   const repo = onboarding?.parameters.dockerfile_repo;
@@ -210,7 +210,7 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
           area: 'probe',
           severity: 'warning',
           message: `the platform probes ${probePath} but the image's HEALTHCHECK in ${repo}/${buildFile} requests ${imagePath}; ` +
-            'update one to match, or the image reports unhealthy wherever its own check runs (SPEC scaffolding rule 7)',
+            'update one to match, or the image reports unhealthy wherever its own check runs (scaffolding rule 7 of the API contract)',
         });
       }
     } catch (err) {

@@ -1,4 +1,4 @@
-/** Service logs (SPEC.md `GET /api/v1/logs/{team}/{app}`; "Limits": lines default 100, max 1000; since default 1h). */
+/** Service logs (`docs/api.md#services-and-status`, `GET /api/v1/logs/{team}/{app}`; `docs/api.md#limits`: lines default 100, max 1000; since default 1h). */
 import { z } from 'zod';
 import { LogLine, ServiceName, TeamName } from '../core/model.js';
 import { defineTool } from './define.js';

@@ -1,10 +1,13 @@
 /**
- * Repository discovery (SPEC.md "Repositories"; "First-time onboarding sequence" step 3): list a team's repositories,
+ * Repository discovery (`docs/api.md#repositories`; "First-time onboarding sequence" step 3): list a team's repositories,
  * sync them from the code-host app's installations, and get the URL that grants the app access to one.
  */
 import { z } from 'zod';
 import { Repository, RepoFullName, TeamName } from '../core/model.js';
 import { defineTool } from './define.js';
+import { Forbidden } from '../core/errors.js';
+import { isGitHubLogin } from '../core/identity.js';
+import type { Identity } from '../auth/identity.js';
 
 const RepoList = z.object({
   team: z.string(),
@@ -31,13 +34,21 @@ export const listRepos = defineTool({
   },
 });
 
+/**
+ * The caller's code-host login: the user id when it is a GitHub login (a PAT, GitHub sign-in, or a pds token standing
+ * for one), else none — an e-mail or `oidc:` identity has no code-host account pds knows of.
+ */
+function codeHostLogin(identity: Identity): string | undefined {
+  return isGitHubLogin(identity.userId) ? identity.userId : undefined;
+}
+
 export const syncRepos = defineTool({
   name: 'platform_sync_repos',
   title: 'Sync repositories from the code-host app',
   description:
-    'Discovers repositories the code-host app (GitHub App) was installed on by a user and registers them for the ' +
-    'tenant. Call after installing the app through the URL from platform_grant_repo_access. Returns every registered ' +
-    'repository and which were added now. Counts against the write limit (20 per minute).',
+    'Registers for the tenant the code-host app\'s repositories the caller can push to: their own, and those asked for ' +
+    'with platform_grant_repo_access (call after installing the app). Returns the registered, added and refused ' +
+    'repositories. Counts against the write limit (20 per minute).',
   input: z.object({
     team: TeamName.describe('Tenant name, e.g. "acme"'),
     user: z
@@ -45,17 +56,31 @@ export const syncRepos = defineTool({
       .min(1)
       .max(100)
       .optional()
-      .describe('Code-host user whose app installations to search, e.g. "octocat"; defaults to the caller'),
+      .describe('The caller\'s own code-host login (default), e.g. "octocat"'),
   }),
-  output: RepoList.extend({ added: z.array(z.string()).describe('Repositories newly registered, "<owner>/<repo>"') }),
+  output: RepoList.extend({
+    added: z.array(z.string()).describe('Repositories newly registered, "<owner>/<repo>"'),
+    refused: z.array(z.object({ repo: z.string(), reason: z.string() })).describe('Not registered, with why'),
+  }),
   rest: { method: 'POST', path: '/api/v1/repos/sync' },
   access: { tenant: (i) => i.team, role: 'member' },
   kind: 'write',
   toolset: 'repos',
   annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ team, user }, { platform, identity }) => {
-    const { repositories, added } = await platform.codeHost.syncRepositories(team, user ?? identity.userId);
-    return { team, items: repositories, count: repositories.length, added };
+    const login = codeHostLogin(identity);
+    if (!login) {
+      throw new Forbidden(
+        `sync registers the repositories the caller can push to on the code host, and "${identity.userId}" is no code-host ` +
+          'login; sync with a GitHub personal access token or after signing in with GitHub',
+      );
+    }
+    // GitHub logins are case-insensitive; anyone else's login would register what they, not the caller, may push to.
+    if (user !== undefined && user.toLowerCase() !== login.toLowerCase()) {
+      throw new Forbidden(`user: "${user}" is not the caller; sync runs only as the caller's own code-host login (${login}), or leave user out`);
+    }
+    const { repositories, added, refused } = await platform.codeHost.syncRepositories(team, login);
+    return { team, items: repositories, count: repositories.length, added, refused };
   },
 });
 

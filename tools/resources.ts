@@ -1,4 +1,4 @@
-/** Tenant resource usage (SPEC.md `GET /api/v1/resources/{tenant}`). */
+/** Tenant resource usage (`docs/api.md#services-and-status`, `GET /api/v1/resources/{tenant}`). */
 import { z } from 'zod';
 import { ResourceUsage, TeamName } from '../core/model.js';
 import { defineTool } from './define.js';

@@ -1,5 +1,5 @@
 /**
- * Repository scaffolding (SPEC.md "Scaffolding templates by repository content", "CI deploy job", "First-time
+ * Repository scaffolding (`docs/api.md#scaffolding-templates`, "CI deploy job", "First-time
  * onboarding sequence" step 1): say which template a repository needs and return the files to add, the onboarding
  * parameters and the checklist. The work is in `templates/`; this file is the capability's contract.
  */

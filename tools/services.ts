@@ -1,4 +1,4 @@
-/** Services and their GitOps status (SPEC.md "Services and status"). */
+/** Services and their GitOps status (`docs/api.md#services-and-status`). */
 import { z } from 'zod';
 import { NotFound } from '../core/errors.js';
 import { Service, ServiceName, Status, TeamName } from '../core/model.js';

@@ -1,4 +1,4 @@
-/** Tenants (SPEC.md "Tenants"): the admin-only list and one tenant with its services. */
+/** Tenants (`docs/api.md#tenants`): the admin-only list and one tenant with its services. */
 import { z } from 'zod';
 import { NotFound } from '../core/errors.js';
 import { Service, TeamName, Tenant, TenantDetail } from '../core/model.js';

@@ -1,5 +1,5 @@
 /**
- * A workflow as callers follow it (issue 11 items 2 and 3): its steps as data, a `running` phase beside the SPEC's
+ * A workflow as callers follow it (issue 11 items 2 and 3): its steps as data, a `running` phase beside the contract's
  * audit vocabulary (the audit entry keeps `submitted`/`succeeded`/`failed`), whether it has settled, and — once it
  * has — the service host and, on failure, the failed step with a bounded tail of its log. Also the wait behind
  * `wait_seconds`: answer when the workflow settles, when the time is up, when the caller goes away or when pds shuts
@@ -27,7 +27,7 @@ export const WaitSeconds = z.coerce
   .optional()
   .describe('Seconds to wait for the outcome');
 
-/** Phases of the workflow view: the SPEC's three, with `running` once a step has started. */
+/** Phases of the workflow view: the contract's three (`docs/api.md#workflow-and-audit-status`), with `running` once a step has started. */
 export const WorkflowPhase = z.enum(['submitted', 'running', 'succeeded', 'failed']);
 export type WorkflowPhase = z.infer<typeof WorkflowPhase>;
 

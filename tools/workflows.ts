@@ -1,4 +1,4 @@
-/** Workflow progress and the audit trail (SPEC.md "Workflows and audit"). */
+/** Workflow progress and the audit trail (`docs/api.md#workflows-and-audit`). */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
 import { AuditEntry, ServiceName, TeamName } from '../core/model.js';
@@ -19,7 +19,7 @@ import {
   workflowEvents,
 } from './workflow-view.js';
 
-/** Entries `GET /api/v1/audit` returns (SPEC.md "Limits"). */
+/** Entries `GET /api/v1/audit` returns (`docs/api.md#limits`). */
 export const AUDIT_LIMIT = 50;
 
 const WorkflowName = z

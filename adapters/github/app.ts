@@ -5,9 +5,13 @@
  *
  * - `grantAccessUrl`: the app's installation page (`https://github.com/apps/<slug>/installations/new`, `state` =
  *   `<team>:<owner>/<repo>`), and a note that the team asked for that repository.
- * - `syncRepositories(team, user)`: the app's installations (`GET /app/installations`) on the account `user` or on an
- *   owner of a repository the team asked for; per installation, `GET /installation/repositories` with its token; the
- *   user's own installations register every repository, others only the repositories the team asked for.
+ * - `syncRepositories(team, login)`: the app's installations (`GET /app/installations`) on the account `login` or on
+ *   an owner of a repository the team asked for; per installation, `GET /installation/repositories` with its token.
+ *   Candidates are every repository of the login's own installations and the repositories the team asked for; each is
+ *   registered only when GitHub says `login` may push to it (issue 17 item 2):
+ *   `GET /repos/{owner}/{repo}/collaborators/{login}/permission` with the installation token, `user.permissions.push`
+ *   (or the legacy `permission` `admin`/`write`), recorded as `push-access:<permission>`. Anything less is refused,
+ *   so granting an organisation's repository to a tenant takes someone who can push to it, per tenant.
  * - `readTree`: the installation on the repository (`GET /repos/{owner}/{repo}/installation`), then its default
  *   branch, `GET /repos/{owner}/{repo}/git/trees/{ref}?recursive=1` and `GET …/contents/{path}` per file read.
  *
@@ -100,7 +104,7 @@ export function githubAppCodeHost(options: GitHubAppOptions): CodeHost {
       return options.repositories.list(ref.uid);
     },
 
-    async syncRepositories(team, user) {
+    async syncRepositories(team, login) {
       const ref = await tenant(team);
       const asked = await options.repositories.installations(ref.uid);
       const askedOwners = new Set(asked.map((i) => i.repo.split('/')[0]!.toLowerCase()));
@@ -112,20 +116,35 @@ export function githubAppCodeHost(options: GitHubAppOptions): CodeHost {
         throw translate(err, 'the GitHub App cannot list its installations');
       }
       const found: Repository[] = [];
+      const refused: Array<{ repo: string; reason: string }> = [];
+      const seen = new Set<string>();
       for (const installation of installations) {
-        const login = (installation.account?.login ?? '').toLowerCase();
-        const own = login === user.toLowerCase();
-        if (!own && !askedOwners.has(login)) continue;
+        const account = (installation.account?.login ?? '').toLowerCase();
+        const own = account === login.toLowerCase();
+        if (!own && !askedOwners.has(account)) continue;
+        const client = asInstallation(installation.id);
         let repos: GitHubRepo[];
         try {
-          repos = (await asInstallation(installation.id).paginate(asInstallation(installation.id).rest.apps.listReposAccessibleToInstallation, { per_page: 100 })) as unknown as GitHubRepo[];
+          repos = (await client.paginate(client.rest.apps.listReposAccessibleToInstallation, { per_page: 100 })) as unknown as GitHubRepo[];
         } catch (err) {
           throw translate(err, `the GitHub App cannot list the repositories of installation ${installation.id}`);
         }
-        for (const r of repos) if (own || askedRepos.has(r.full_name.toLowerCase())) found.push(toRepository(r, installation.id));
+        for (const r of repos) {
+          if (!own && !askedRepos.has(r.full_name.toLowerCase())) continue;
+          seen.add(r.full_name.toLowerCase());
+          const permission = await pushPermission(client, r.full_name, login);
+          if (!permission) {
+            refused.push({ repo: r.full_name, reason: `GitHub says ${login} may not push to ${r.full_name}` });
+            continue;
+          }
+          found.push({ ...toRepository(r, installation.id), registeredBy: login, registeredVia: `push-access:${permission}`, registeredAt: new Date().toISOString() });
+        }
+      }
+      for (const { repo } of asked) {
+        if (!seen.has(repo.toLowerCase())) refused.push({ repo, reason: `the GitHub App is not installed on ${repo} (yet)` });
       }
       const added = await options.repositories.register(ref.uid, team, found);
-      return { repositories: await options.repositories.list(ref.uid), added };
+      return { repositories: await options.repositories.list(ref.uid), added, refused };
     },
 
     async grantAccessUrl(team, repo) {
@@ -159,6 +178,26 @@ export function githubAppCodeHost(options: GitHubAppOptions): CodeHost {
       }
     },
   };
+}
+
+/**
+ * The permission that lets `login` push to `repo` (`admin` or `write`), or `undefined` when it has none, is not a
+ * collaborator (`none`, `read`) or is unknown to GitHub (404). GitHub's "Get repository permissions for a user"
+ * (https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user): `permission` is the
+ * legacy role (`maintain` reads `write`, `triage` reads `read`), `user.permissions.push` the precise answer when sent.
+ * @throws Upstream when GitHub refuses the app or cannot be reached.
+ */
+async function pushPermission(client: Octokit, repo: string, login: string): Promise<string | undefined> {
+  const [owner, name] = repo.split('/') as [string, string];
+  let data: { permission: string; user: { permissions?: { push?: boolean } } | null };
+  try {
+    ({ data } = await client.rest.repos.getCollaboratorPermissionLevel({ owner, repo: name, username: login }));
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return undefined;
+    throw translate(err, `the GitHub App cannot read ${login}'s permission on ${repo}`);
+  }
+  const push = data.user?.permissions?.push ?? (data.permission === 'admin' || data.permission === 'write');
+  return push ? (data.permission === 'admin' ? 'admin' : 'write') : undefined;
 }
 
 function translate(err: unknown, what: string): Error {

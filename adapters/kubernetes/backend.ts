@@ -3,7 +3,7 @@
  * (`informers.ts`), so a warm read makes no API server call. Logs are the exception: they are read per request from
  * the pods (or Loki).
  *
- * | SPEC resource | read from |
+ * | contract resource (`docs/api.md#resources-and-their-fields`) | read from |
  * |---|---|
  * | Tenant | Namespace labelled `pds.dev/managed-by=pds` (annotations: display name, description, contact, uid), ResourceQuota `pds-quota`, RoleBindings labelled `pds.dev/role` |
  * | Service | Application `<team>-<service>` in `PDS_ARGOCD_NAMESPACE` (labels and annotations the templates write), its live Deployment |
@@ -129,7 +129,7 @@ export function kubernetesBackend({ cache, argocdNamespace, logs }: KubernetesBa
       return application && toService(application);
     },
 
-    /** @throws NotFound `GitOps application not found: <team>-<app>` (SPEC: 404 when the Application is missing). */
+    /** @throws NotFound `GitOps application not found: <team>-<app>` (`docs/api.md#errors`: 404 when the Application is missing). */
     async status(team, app): Promise<Status> {
       await cache.synced();
       const application = applicationOf(team, app);

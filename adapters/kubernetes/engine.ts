@@ -1,5 +1,5 @@
 /**
- * The Argo Workflows engine (issue 10 "Operations"; /work/port-spec "WorkflowEngine"): each execution is one
+ * The Argo Workflows engine (the `WorkflowEngine` port of `core/ports.ts`): each execution is one
  * `Workflow` in `PDS_WORKFLOW_NAMESPACE` with `spec.workflowTemplateRef` = the operation, the validated parameters and
  * the derived ones as `spec.arguments.parameters`, labels `pds.dev/operation`, `pds.dev/tenant`, `pds.dev/service`,
  * `pds.dev/managed-by=pds` and the caller in the annotation `pds.dev/user`. `env_vars` values go to a Secret owned by

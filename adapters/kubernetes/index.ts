@@ -4,7 +4,7 @@
  *
  * | file | what |
  * |---|---|
- * | `kubeconfig.ts` | in-cluster or `KUBECONFIG`; counts API server requests |
+ * | `kubeconfig.ts` | in-cluster or `KUBECONFIG`; counts API server requests and bounds each by `PDS_KUBE_TIMEOUT_S` |
  * | `informers.ts` | one informer per kind pds reads; reads are answered from them |
  * | `backend.ts`, `pod-logs.ts` | tenants, services, status, resources; logs from pods (or `../loki/`) |
  * | `operations.ts` | the operation table: each operation's Workflow arguments |
@@ -35,6 +35,8 @@ export { clusterOperations } from './operations.js';
 export interface KubernetesPlatformOptions {
   /** A kubeconfig file; default in-cluster, else `KUBECONFIG`. */
   kubeconfigPath?: string;
+  /** `PDS_KUBE_TIMEOUT_S` in milliseconds: the bound of each API call and watch (re)connection (default 10,000). */
+  kubeTimeoutMs?: number;
   /** `PDS_DATA_DIR` (unused for records, which are in PostgreSQL). */
   dataDir: string;
   /** `PDS_DATABASE_URL`: required. */
@@ -84,7 +86,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
   }
   assertImplementsEveryOperation('kubernetes', clusterOperations);
   const log = (options.log ?? silentLogger).child({ component: 'kubernetes' });
-  const kc = loadKubeConfig(options.kubeconfigPath);
+  const kc = loadKubeConfig(options.kubeconfigPath, options.kubeTimeoutMs);
   const records = await openRecordStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, log });
   const cache = new ClusterCache(kc, { workflows: options.workflowNamespace, argocd: options.argocdNamespace }, log);
   try {

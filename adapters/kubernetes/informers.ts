@@ -20,6 +20,7 @@ import {
   type V1RoleBinding,
 } from '@kubernetes/client-node';
 import type { Logger } from '../../core/logger.js';
+import { isTimeout } from './kubeconfig.js';
 import { ARGO_GROUP, ARGO_VERSION, LABEL, type Application, type Workflow } from './objects.js';
 
 /** Milliseconds before an informer whose list or watch failed starts again. */
@@ -196,8 +197,9 @@ export class ClusterCache {
   }
 }
 
-/** An API error in one line: `HTTP 403: <message>`, or the error's message. */
+/** An API error in one line: `HTTP 403: <message>`, a request cut at its bound, or the error's message. */
 export function describe(err: unknown): string {
+  if (isTimeout(err)) return 'no answer from the Kubernetes API server within PDS_KUBE_TIMEOUT_S';
   const e = err as { code?: number; body?: unknown; message?: string };
   let detail: string | undefined;
   if (typeof e.body === 'string') {

@@ -6,6 +6,8 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { Upstream } from '../../core/errors.js';
 import type { LogLine } from '../../core/model.js';
 import type { LogSource } from './backend.js';
+import { describe } from './informers.js';
+import { isNoContent } from './kubeconfig.js';
 import { LABEL } from './objects.js';
 
 /** Split `2026-11-22T20:41:15.123456789Z text` (a kubelet line with `timestamps=true`) into its time and text. */
@@ -20,8 +22,10 @@ export function parseTimestamped(raw: string): { timestamp: string; line: string
 
 /**
  * The pods of `<team>/<app>` (labels `pds.dev/tenant`, `pds.dev/service`), each asked for its newest `lines` of the
- * last `sinceSeconds`. Pods not yet on a node (the API server answers 204 without a body) are counted in the note.
- * @throws Upstream when the pods cannot be listed.
+ * last `sinceSeconds`. Pods not yet on a node, or whose container has not started (the API server answers 204
+ * without a body, or 400 "waiting to start"), or gone since the list (404) are counted in the note.
+ * @throws Upstream when the pods cannot be listed, or a log read is refused (e.g. 403: pds's ServiceAccount lacks
+ *   `pods/log`), fails, or has no answer within `PDS_KUBE_TIMEOUT_S`: never reported as "no logs yet".
  */
 export function podLogSource(kc: KubeConfig): LogSource {
   const core = kc.makeApiClient(CoreV1Api);
@@ -29,7 +33,7 @@ export function podLogSource(kc: KubeConfig): LogSource {
     async read(team, app, { lines, sinceSeconds }) {
       const selector = `${LABEL.tenant}=${team},${LABEL.service}=${app}`;
       const pods = await core.listNamespacedPod({ namespace: team, labelSelector: selector }).catch((err: unknown) => {
-        throw new Upstream(`could not list the pods of ${team}/${app}`, { cause: err });
+        throw new Upstream(`could not list the pods of ${team}/${app}: ${describe(err)}`, { cause: err });
       });
       const limit = Math.max(0, Math.floor(lines));
       const all: LogLine[] = [];
@@ -55,8 +59,11 @@ export function podLogSource(kc: KubeConfig): LogSource {
             const parsed = raw && parseTimestamped(raw);
             if (parsed) all.push({ ...parsed, labels: { pod: name, container: container ?? '', source: 'pod' } });
           }
-        } catch {
-          // 204 without content type (not started yet) throws a plain Error in client-node; 400 for a waiting container.
+        } catch (err) {
+          const code = (err as { code?: number }).code;
+          if (!(isNoContent(err) || code === 400 || code === 404)) {
+            throw new Upstream(`could not read the log of pod ${name} of ${team}/${app}: ${describe(err)}`, { cause: err });
+          }
           unreadable++;
         }
       }

@@ -6,6 +6,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { Upstream } from '../../core/errors.js';
 import { describe } from './informers.js';
+import { isNoContent } from './kubeconfig.js';
 import type { Workflow, WorkflowNode } from './objects.js';
 
 /** The Workflow annotation saying how Argo named its pods: `v1` (the node id) or `v2` (the default since 3.4). */
@@ -69,7 +70,7 @@ export function stepLogReader(kc: KubeConfig, namespace: string): StepLogReader 
         } catch (err) {
           const code = (err as { code?: number }).code;
           if (code === 404) continue; // not this name, or collected
-          if (code === 400 || code === undefined) return []; // waiting, or 204 without a body (client-node throws)
+          if (code === 400 || isNoContent(err)) return []; // waiting, or 204 without a body (client-node throws)
           throw new Upstream(`could not read the log of step ${step} of workflow ${workflow.metadata?.name} (pod ${pod}): ${describe(err)}`, { cause: err });
         }
         const out = text.split('\n');

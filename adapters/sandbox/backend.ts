@@ -1,6 +1,6 @@
 /**
  * The sandbox's {@link PlatformBackend}: tenants, services, GitOps status, logs and resource usage, all read from what
- * the sandbox itself recorded and ran (SPEC "Resources and their fields", "Services and status").
+ * the sandbox itself recorded and ran (`docs/api.md#resources-and-their-fields`, "Services and status").
  */
 import { NotFound } from '../../core/errors.js';
 import type { LogLine, ResourceUsage, Service, Status, Tenant } from '../../core/model.js';

@@ -1,18 +1,38 @@
 /**
  * The sandbox's {@link CodeHost}: no GitHub. Asking for the grant-access URL stands in for the user installing the
- * GitHub App on that repository (SPEC "First-time onboarding sequence", step 3): the sandbox records an "installation"
- * for the team, and the next `syncRepositories` of that team registers the repository.
+ * GitHub App on that repository (`docs/api.md#first-time-onboarding-sequence`, step 3): the sandbox records an "installation"
+ * for the team, and the next `syncRepositories` of that team registers the repository — only when the caller may push
+ * to it (issue 17 item 2, the rule of the GitHub App code host in `adapters/github/app.ts`).
+ *
+ * Who may push, in the sandbox (a test or a demo drives it through tenants): a login pushes to its own account's
+ * repositories (`<login>/<repo>`, `push-access:owner`), and to an organisation `<org>`'s repositories when the tenant
+ * named `<org>` has the login as `admin` or `member` (`push-access:org-member`) — the sandbox's stand-in for the
+ * organisation's members. Viewers, other tenants' members and platform admins as such may not.
  */
 import { InvalidParams, NotFound } from '../../core/errors.js';
 import { RepoFullName, type Repository } from '../../core/model.js';
 import type { CodeHost } from '../../core/ports.js';
-import type { RecordStore } from '../sql/index.js';
+import type { RecordStore, Records } from '../sql/index.js';
 
 export interface CodeHostOptions {
   store: RecordStore;
   /** GitHub App slug for the install URL (`PDS_GITHUB_APP_SLUG`). */
   githubAppSlug: string;
   now: () => Date;
+}
+
+/**
+ * How `login` may push to `repo` in the sandbox: `push-access:owner` (its own account), `push-access:org-member` (an
+ * admin or member of the tenant named like the owner), or `undefined` (it may not). Logins compare case-insensitively,
+ * as GitHub's do.
+ */
+async function pushAccess(store: Pick<Records, 'tenants'>, repo: string, login: string): Promise<string | undefined> {
+  const owner = repo.split('/')[0]!.toLowerCase();
+  const who = login.toLowerCase();
+  if (owner === who) return 'push-access:owner';
+  const org = await store.tenants.get(owner);
+  const member = org?.members.find((m) => m.userId.toLowerCase() === who);
+  return member && member.role !== 'viewer' ? 'push-access:org-member' : undefined;
 }
 
 /** Create the sandbox code host. */
@@ -31,24 +51,36 @@ export function sandboxCodeHost({ store, githubAppSlug, now }: CodeHostOptions):
     },
 
     /**
-     * Register every repository the team was granted (through `grantAccessUrl`) and is not registered yet. `user` is
-     * not consulted: the sandbox has no GitHub users, the installation belongs to the tenant that asked for it — the
-     * live tenant, so a tenant re-created under a deleted one's name inherits none of its installations.
+     * Register every repository the team was granted (through `grantAccessUrl`) that `login` may push to (see the
+     * module comment) and is not registered yet; the others are refused with why. The installation belongs to the
+     * tenant that asked for it — the live tenant, so a tenant re-created under a deleted one's name inherits none.
      * @throws NotFound `tenant not found: <team>`.
      */
-    async syncRepositories(team, _user) {
+    async syncRepositories(team, login) {
       const uid = await tenantUid(team);
+      const refused: Array<{ repo: string; reason: string }> = [];
       const added = await store.transaction(async (tx) => {
-        const repositories: Repository[] = (await tx.repositories.installations(uid)).map((installation) => ({
-          fullName: installation.repo,
-          defaultBranch: 'main',
-          private: true,
-          url: `https://github.com/${installation.repo}`,
-          installationId: installation.id,
-        }));
+        const repositories: Repository[] = [];
+        for (const installation of await tx.repositories.installations(uid)) {
+          const via = await pushAccess(tx, installation.repo, login);
+          if (!via) {
+            refused.push({ repo: installation.repo, reason: `${login} may not push to ${installation.repo}` });
+            continue;
+          }
+          repositories.push({
+            fullName: installation.repo,
+            defaultBranch: 'main',
+            private: true,
+            url: `https://github.com/${installation.repo}`,
+            installationId: installation.id,
+            registeredBy: login,
+            registeredVia: via,
+            registeredAt: now().toISOString(),
+          });
+        }
         return tx.repositories.register(uid, team, repositories);
       });
-      return { repositories: await store.repositories.list(uid), added };
+      return { repositories: await store.repositories.list(uid), added, refused };
     },
 
     /**

@@ -12,7 +12,7 @@
  * - **One step, once.** A step runs in one transaction: it locks the workflow (`hold`), loads the draft of its tenant,
  *   runs, writes back the draft, its log lines and the workflow's progress (`advance`) or outcome (`settle`, which
  *   settles the audit entry too). It commits entirely or not at all, and only while the lease is still ours.
- * - A step that throws fails the workflow with the error's message (SPEC "Workflow/audit status": submitted →
+ * - A step that throws fails the workflow with the error's message (`docs/api.md#workflow-and-audit-status`: submitted →
  *   succeeded | failed); the service it was rolling out is marked `Degraded` with that message. A step that could not
  *   commit because the database was unavailable is retried; nothing of it was recorded.
  */

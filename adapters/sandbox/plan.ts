@@ -1,5 +1,5 @@
 /**
- * What an operation is in the sandbox (SPEC "Endpoints → Operations"): a plan of named steps, each of which checks and
+ * What an operation is in the sandbox (`docs/api.md#operations`): a plan of named steps, each of which checks and
  * changes the sandbox state and writes the log lines a real run would (clone, build, push, GitOps commit, Argo CD
  * sync, rollout, health check). Each operation's plan comes from the sandbox's operation table (`operations.ts`); the
  * plans live in `tenant-operations.ts`, `service-operations.ts` and `preview-operations.ts`, shared steps in `steps.ts`.

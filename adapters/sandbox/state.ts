@@ -33,13 +33,13 @@ export function serviceKey(team: string, name: string): string {
   return `${team}/${name}`;
 }
 
-/** The public SPEC "Service" view of a record. */
+/** The public `docs/api.md#service` view of a record. */
 export function toService(record: ServiceRecord): Service {
   const { team, name, imageTag, host, port, componentType, hasDatabase } = record;
   return { team, name, imageTag, host, port, componentType, hasDatabase };
 }
 
-/** The public SPEC "Tenant" view of a record. */
+/** The public `docs/api.md#tenant` view of a record. */
 export function toTenant(record: TenantRecord): Tenant {
   const { name, displayName, description, contactEmail, quotas, members } = record;
   return { name, displayName, description, contactEmail, quotas: { ...quotas }, members: members.map((m) => ({ ...m })) };

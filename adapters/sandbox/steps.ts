@@ -97,7 +97,7 @@ export function rolloutSteps(
   ];
 }
 
-/** Mark the service as being rolled out by `run` (SPEC "Sync and health": OutOfSync/Progressing while it runs). */
+/** Mark the service as being rolled out by `run` (`docs/api.md#sync-and-health-of-a-deployed-service`: OutOfSync/Progressing while it runs). */
 export function startRollout(service: ServiceRecord, run: WorkflowRecord, message: string): void {
   service.syncStatus = 'OutOfSync';
   service.healthStatus = 'Progressing';

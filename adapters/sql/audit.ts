@@ -1,5 +1,5 @@
 /**
- * The audit trail (SPEC "Audit entry") in SQL: {@link AuditStore}. One row per workflow, newest first by
+ * The audit trail (`docs/api.md#audit-entry`) in SQL: {@link AuditStore}. One row per workflow, newest first by
  * `seq` (the order entries were recorded). Each entry carries its tenant's name and identity (`tenant_uid`), so a
  * tenant re-created under an old name does not inherit the old one's history (issue 7 item 4).
  *

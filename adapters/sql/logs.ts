@@ -1,5 +1,5 @@
 /**
- * The sandbox's log lines (SPEC "Log line"): what its workflows and "deployments" write, per service (`team`, `app`;
+ * The sandbox's log lines (`docs/api.md#log-line`): what its workflows and "deployments" write, per service (`team`, `app`;
  * `app` '' for tenant-level workflows). A step appends its lines in the transaction that commits the step, so a line
  * is never shown for a step that did not happen, and every process on one database reads the same lines.
  *

@@ -230,6 +230,19 @@ function logLines(engine: Engine): Migration {
 }
 
 /**
+ * Who registered a repository to a tenant and how (issue 17 item 2): the code-host login whose push access was checked
+ * and the permission that allowed it. Rows from before stay null: such a registration builds nothing until someone who
+ * may push to the repository syncs it again (`core/operations/preflight.ts`).
+ */
+const repositoryRegistrants: Migration = {
+  async up(db: Kysely<any>) {
+    for (const column of ['registered_by', 'registered_via', 'registered_at']) {
+      await db.schema.alterTable('repositories').addColumn(column, 'text').execute();
+    }
+  },
+};
+
+/**
  * Governance (issue 20): one policy document per tenant identity, and the tenant event feed (policy changes, freeze
  * overrides), newest first per tenant identity.
  */
@@ -262,7 +275,13 @@ function governance(engine: Engine): Migration {
 
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
-  return { '0001-initial': initial(engine), '0002-oauth-records': oauthRecords, '0003-log-lines': logLines(engine), '0004-governance': governance(engine) };
+  return {
+    '0001-initial': initial(engine),
+    '0002-oauth-records': oauthRecords,
+    '0003-log-lines': logLines(engine),
+    '0004-repository-registrants': repositoryRegistrants,
+    '0005-governance': governance(engine),
+  };
 }
 
 /**

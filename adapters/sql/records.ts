@@ -6,7 +6,7 @@
  */
 import type { AuditStatus, HealthStatus, SyncStatus, Tenant } from '../../core/model.js';
 
-/** A tenant: the SPEC "Tenant", when it was created, and its identity. */
+/** A tenant: the `docs/api.md#tenant`, when it was created, and its identity. */
 export interface TenantRecord extends Tenant {
   /** Identity beyond the name: a name may be reused after delete-tenant, a uid never is (issue 7 item 4). */
   uid: string;

@@ -20,7 +20,10 @@ export class RepositoryStore {
     const rows = await this.db.selectFrom('repositories').selectAll().where('tenant_uid', '=', tenantUid).orderBy('full_name').execute();
     return rows.map((r) => {
       const repo: Repository = { fullName: r.full_name, defaultBranch: r.default_branch, private: r.private === 1, url: r.url };
-      if (r.installation_id !== null) repo.installationId = r.installation_id;
+      if (r.installation_id !== null) repo.installationId = Number(r.installation_id);
+      if (r.registered_by !== null) repo.registeredBy = r.registered_by;
+      if (r.registered_via !== null) repo.registeredVia = r.registered_via;
+      if (r.registered_at !== null) repo.registeredAt = r.registered_at;
       return repo;
     });
   }
@@ -37,12 +40,19 @@ export class RepositoryStore {
   }
 
   /**
-   * Register repositories for the tenant; those registered already are left as they are.
-   * @returns the full names newly registered, sorted.
+   * Register repositories for the tenant, with who registered them and how (`registeredBy`, `registeredVia`,
+   * `registeredAt`); those registered already are left as they are, except that a registration from before the
+   * push-access rule (no `registered_by`) takes the new one's registrant.
+   * @returns the full names newly registered (or newly given a registrant), sorted.
    */
   async register(tenantUid: string, team: string, repositories: readonly Repository[]): Promise<string[]> {
     const added: string[] = [];
     for (const repo of repositories) {
+      const registrant = {
+        registered_by: repo.registeredBy ?? null,
+        registered_via: repo.registeredVia ?? null,
+        registered_at: repo.registeredBy ? (repo.registeredAt ?? new Date().toISOString()) : null,
+      };
       const inserted = await this.db
         .insertInto('repositories')
         .values({
@@ -53,8 +63,14 @@ export class RepositoryStore {
           private: repo.private ? 1 : 0,
           url: repo.url,
           installation_id: repo.installationId ?? null,
+          ...registrant,
         })
-        .onConflict((oc) => oc.columns(['tenant_uid', 'full_name']).doNothing())
+        .onConflict((oc) => {
+          const columns = oc.columns(['tenant_uid', 'full_name']);
+          return registrant.registered_by === null
+            ? columns.doNothing()
+            : columns.doUpdateSet(registrant).where('repositories.registered_by', 'is', null);
+        })
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) added.push(repo.fullName);
     }

@@ -114,7 +114,7 @@ export interface WorkflowArgumentsTable {
   arguments: string;
 }
 
-/** The audit trail (SPEC "Audit entry"), one row per workflow. */
+/** The audit trail (`docs/api.md#audit-entry`), one row per workflow. */
 export interface AuditEntriesTable {
   seq: Generated<number>;
   id: string;
@@ -145,6 +145,12 @@ export interface RepositoriesTable {
   private: number;
   url: string;
   installation_id: number | null;
+  /** The code-host login whose push access registered it (migration 0004); null for older registrations. */
+  registered_by: string | null;
+  /** How: `push-access:<permission>` (GitHub) or `push-access:owner` / `push-access:org-member` (sandbox). */
+  registered_via: string | null;
+  /** ISO 8601 UTC. */
+  registered_at: string | null;
 }
 
 /** A code-host app installation granted to a tenant for one repository. */
@@ -179,7 +185,7 @@ export interface OAuthRecordsTable {
   expires_at: number | null;
 }
 
-/** One log line of the sandbox's workflows and "deployments" (SPEC "Log line"), newest `seq` last; bounded per service. */
+/** One log line of the sandbox's workflows and "deployments" (`docs/api.md#log-line`), newest `seq` last; bounded per service. */
 export interface LogLinesTable {
   seq: Generated<number>;
   team: string;

@@ -5,7 +5,7 @@
  *
  * - **Codes**: authorization code with PKCE, `S256` only (oidc-provider accepts no other method), required of every
  *   client; codes live 60 s and are single-use (a replayed code revokes what it granted).
- * - **Access tokens**: the SPEC's self-issued HS256 JWTs — issuer `PDS_BASE_URL`, `aud` the RFC 8707 resource asked
+ * - **Access tokens**: the self-issued HS256 JWTs of `docs/api.md#authentication` — issuer `PDS_BASE_URL`, `aud` the RFC 8707 resource asked
  *   for (the base URL or `{base}/mcp`; any other resource is `invalid_target`), `scope`, `client_id`, 10 minutes —
  *   verified by `auth/self-issued.ts` like any pds token.
  * - **Refresh tokens**: issued to every client allowed the grant, rotated on each use; presenting a used one again
@@ -26,6 +26,7 @@ import type { Logger } from '../../core/logger.js';
 import { pdsResources } from '../self-issued.js';
 import { SCOPES } from '../scopes.js';
 import { storeAdapter } from './store-adapter.js';
+import { parseUserId } from '../../core/identity.js';
 import { CLIENT_IDLE_TTL, CLIENT_TOUCH_SLACK, registrationProblem } from './registration.js';
 
 /** Access-token lifetime, seconds. */
@@ -58,6 +59,19 @@ export const interactionPath = (uid: string): string => `/oauth/interaction/${ui
 
 /** Record kinds pds keeps beside oidc-provider's models in the same store. */
 export const ACCOUNT_KIND = 'Account';
+
+/**
+ * The id of a person's Account record (the groups their upstream gave at sign-in): the user id under the origin its
+ * grammar names (`core/identity.ts`: `github/alice`, `email/jane@example.com`, `oidc/oidc:jane`), so two origins can
+ * never share one record even if their ids were ever spelled alike.
+ * @throws TypeError for a text that is no user id (an upstream that bypassed the grammar: a bug).
+ * @example accountKey('alice') // 'github/alice'
+ */
+export function accountKey(userId: string): string {
+  const parsed = parseUserId(userId);
+  if (!parsed) throw new TypeError(`not a user id: ${JSON.stringify(userId)}`);
+  return `${parsed.kind}/${parsed.id}`;
+}
 
 /** What the authorization server needs. */
 export interface AuthorizationServerOptions {
@@ -106,7 +120,7 @@ function idTokenKey(secret: Uint8Array) {
 
 /**
  * oidc-provider, imported once. Version 9 warns at import that it is tested on Node 22; pds runs on Node 20 (the
- * team's pin) and its own suite (`test/auth/oauth*.test.ts`) is what vouches for that, so this one line is dropped
+ * team's pin) and its own suite (`test/oauth/`) is what vouches for that, so this one line is dropped
  * instead of showing in every start-up.
  */
 let loaded: Promise<typeof import('oidc-provider')> | undefined;
@@ -222,7 +236,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     // The groups the upstream gave at sign-in (PDS_ADMIN_GROUPS), like the `groups` of `pds token`.
     extraTokenClaims: async (_ctx, token) => {
       const accountId = (token as { accountId?: string }).accountId;
-      const account = accountId ? await store.find(ACCOUNT_KIND, accountId) : undefined;
+      const key = accountId && parseUserId(accountId) ? accountKey(accountId) : undefined;
+      const account = key ? await store.find(ACCOUNT_KIND, key) : undefined;
       return Array.isArray(account?.groups) ? { groups: account.groups } : undefined;
     },
     formats: {

@@ -8,6 +8,8 @@ import * as oidc from 'openid-client';
 import type { GitHubUserLookup } from '../../adapters/github/users.js';
 import type { Upstream, UpstreamOptions } from './upstream.js';
 import { upstreamError } from './upstream-errors.js';
+import { Unauthenticated } from '../../core/errors.js';
+import { isGitHubLogin } from '../../core/identity.js';
 
 export interface GitHubUpstreamOptions extends UpstreamOptions {
   /** `PDS_GITHUB_OAUTH_URL`, e.g. `https://github.com`. */
@@ -57,6 +59,8 @@ export function githubUpstream(options: GitHubUpstreamOptions): Upstream {
         throw upstreamError('GitHub', err);
       }
       const { login } = await options.lookup(accessToken);
+      // The GitHub grammar of core/identity.ts: a login never has "@" or ":", so it can meet no other origin's id.
+      if (!isGitHubLogin(login)) throw new Unauthenticated('GitHub answered a login that is not a GitHub login; sign-in refused');
       return { userId: login, groups: [] };
     },
   };

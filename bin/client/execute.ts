@@ -6,7 +6,7 @@ import { callApi } from './api.js';
 import { print, type Format } from './output.js';
 import type { Session } from './session.js';
 
-/** The execute answer (SPEC.md "Operations"). */
+/** The execute answer (`docs/api.md#operations`). */
 export interface Submitted {
   workflowName: string;
   operation: string;

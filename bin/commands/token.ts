@@ -1,4 +1,4 @@
-/** `pds token`: print a self-issued HS256 token for a user (SPEC.md "Authentication", self-issued form). */
+/** `pds token`: print a self-issued HS256 token for a user (`docs/api.md#authentication`, self-issued form). */
 import { parseArgs } from 'node:util';
 import { issueSelfToken, loadOrCreateSecret } from '../../auth/self-issued.js';
 import { loadConfig } from '../../config.js';

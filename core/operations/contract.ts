@@ -1,5 +1,5 @@
 /**
- * The shape of one operation (SPEC.md "Operations", "Operation definition", "Operation risk levels"; DESIGN.md
+ * The shape of one operation (`docs/api.md#operations`, "Operation definition", "Operation risk levels"; DESIGN.md
  * "Operations: one contract, two implementations"). An operation is declared once, here in `core/operations/`: its
  * id, the zod schema of its parameters (the door: validated once, typed thereafter), risk, confirmation rule, who may
  * run it, and the facts derived from its parameters. `tools/` turns each into an MCP tool with a REST binding; each
@@ -102,7 +102,7 @@ export interface OperationContract<Id extends string = string, P = unknown> {
   toolset: 'deploy' | 'tenants';
   /** Short title for the tool and the docs. */
   title: string;
-  /** SPEC.md "Operation definition" `displayName`. */
+  /** `docs/api.md#operation-definition` `displayName`. */
   displayName: string;
   /** For agents and people: what it does, when to use it, what it will not do. Who may run it is appended. */
   description: string;
@@ -132,7 +132,7 @@ export interface OperationContract<Id extends string = string, P = unknown> {
    * after access checks and before anything is confirmed, audited or submitted: a refusal changes nothing.
    * @returns warnings for the execute result's `message` (problems that do not stop the call), or nothing.
    * @throws PlatformError — `FORBIDDEN` for what the caller may not use, `NOT_FOUND` for what does not exist,
-   *   `INVALID_PARAMS` for the rest (SPEC.md execute statuses 400/403/404); the message names the fix in the words of
+   *   `INVALID_PARAMS` for the rest (`docs/api.md#errors`: execute statuses 400/403/404); the message names the fix in the words of
    *   `ctx.door`.
    */
   preflight?(params: P, ctx: PreflightContext): Promise<PreflightOutcome | void>;

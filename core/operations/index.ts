@@ -1,6 +1,5 @@
 /**
- * The operation contract (DESIGN.md "Operations: one contract, two implementations"; SPEC.md "Registered operation
- * names"): every operation pds runs, by id. {@link OperationId} is the union of their names, {@link OperationParams}
+ * The operation contract (DESIGN.md "Operations: one contract, two implementations"; `docs/api.md#operations`): every operation pds runs, by id. {@link OperationId} is the union of their names, {@link OperationParams}
  * the typed parameters of each. A backend supplies one implementation per id; {@link assertImplementsEveryOperation}
  * refuses, at start-up, one that lacks any.
  *

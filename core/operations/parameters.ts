@@ -1,8 +1,9 @@
 /**
- * Validators for operation parameters (SPEC.md "Operation parameters seen in requests"): every value is sent as a
+ * Validators for operation parameters (`docs/api.md#operation-parameters`): every value is sent as a
  * string, and each rejection names what is allowed, with an example. They are the door: backends receive what these
  * produce and never check or parse a parameter again.
  */
+import { parseMemberReference, USER_ID_FORMS } from '../identity.js';
 import { z } from 'zod';
 import { combinedNameProblem, RepoFullName, SemVerTag, ServiceName, TeamName } from '../model.js';
 
@@ -13,9 +14,9 @@ export const GitTagParam = SemVerTag.describe('Git tag to build and deploy, SemV
 export const RepoParam = RepoFullName.describe('Repository holding the build file, "<owner>/<repo>", e.g. "acme/web"');
 
 /**
- * A parameter the SPEC carries as text that agents often send as a JSON number (`"port": 8080`, as the MCP Inspector
+ * A parameter the contract carries as text that agents often send as a JSON number (`"port": 8080`, as the MCP Inspector
  * does): a finite number is taken as its decimal text and then checked like the text, so the value is recorded as
- * the SPEC's string (`"8080"`) and the messages stay those of `text`. The published schema is `text`'s.
+ * the contract's string (`"8080"`) and the messages stay those of `text`. The published schema is `text`'s.
  */
 export function numberAsText<T extends z.ZodType<string, string>>(text: T) {
   return z.preprocess((value) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value), text);
@@ -124,11 +125,27 @@ export const QuantityParam = (example: string) =>
 /** A count as text, e.g. a pod quota `20` (a number is accepted). */
 export const CountParam = numberAsText(z.string().regex(/^[1-9]\d{0,4}$/, 'must be a whole number 1-99999, e.g. "20"'));
 
-/** A comma-separated list of user ids; becomes the ids in order, each once. */
+/**
+ * A comma-separated list of user ids; becomes the ids in order, each once. Each is read by the identity grammar
+ * (`core/identity.ts`): a prefixed reference (`group:…`) is named as not accepted here, any other text that is no user
+ * id is refused.
+ */
 export const UserListParam = z
   .string()
   .regex(/^[^,\s]+(\s*,\s*[^,\s]+)*$/, 'must be user ids separated by commas, e.g. "alice,bob@example.com"')
-  .transform((text) => [...new Set(text.split(',').map((id) => id.trim()))]);
+  .transform((text) => [...new Set(text.split(',').map((id) => id.trim()))])
+  .superRefine((ids, ctx) => {
+    for (const id of ids) {
+      const reference = parseMemberReference(id);
+      if (reference?.kind === 'user') continue;
+      ctx.addIssue({
+        code: 'custom',
+        message: reference
+          ? `"${id}" is a ${reference.kind} reference; tenant members are people: ${USER_ID_FORMS}`
+          : `"${id}" is not a user id: each must be ${USER_ID_FORMS}`,
+      });
+    }
+  });
 
 /**
  * A `when` for object refinements (zod 4 runs a refinement only on an input without issues by default): run it when

@@ -2,7 +2,7 @@
  * Checks shared by several operations' `preflight` (issue 7 items 3 and 5, issue 11 item 4): run before a workflow is
  * submitted, so a call that cannot succeed fails at once, changes nothing, and says how to fix it — naming the call
  * that fixes it in the words of the caller's door (`ctx.door`: an MCP tool and its arguments, or a REST path).
- * Statuses follow SPEC.md's execute rules: 404 what does not exist, 403 what the caller may not use, 400 the rest.
+ * Statuses follow `docs/api.md#execute-rules`: 404 what does not exist, 403 what the caller may not use, 400 the rest.
  */
 import { parse } from 'yaml';
 import { Forbidden, InvalidParams, NotFound, PlatformError } from '../errors.js';
@@ -97,10 +97,17 @@ export async function requirePreview(ctx: PreflightContext, team: string, servic
  * @throws Forbidden naming `platform_grant_repo_access` and `platform_sync_repos`, which register one.
  */
 export async function requireRegisteredRepository(ctx: PreflightContext, team: string, repo: string): Promise<void> {
-  const registered = await ctx.codeHost.listRepositories(team);
-  if (registered.some((r) => r.fullName.toLowerCase() === repo.toLowerCase())) return;
+  const registered = (await ctx.codeHost.listRepositories(team)).find((r) => r.fullName.toLowerCase() === repo.toLowerCase());
   const grant: NextCall = { tool: 'platform_grant_repo_access', arguments: { team_name: team, repo } };
   const sync: NextCall = { tool: 'platform_sync_repos', arguments: { team } };
+  if (registered?.registeredBy) return;
+  if (registered) {
+    // Registered before the push-access rule (issue 17 item 2): nothing says anyone who may push to it asked for it.
+    throw new Forbidden(
+      `dockerfile_repo: repository "${repo}" was registered to tenant "${team}" before registrations needed push access, ` +
+        `so it cannot be built until someone who can push to it on the code host runs ${ctx.door.name(sync)}.`,
+    );
+  }
   throw new Forbidden(
     `dockerfile_repo: repository "${repo}" is not registered to tenant "${team}", so it cannot be built here. ` +
       `Register it: ${ctx.door.name(grant)}, install the app at the URL it returns, then ${ctx.door.name(sync)}.`,
@@ -108,7 +115,7 @@ export async function requireRegisteredRepository(ctx: PreflightContext, team: s
 }
 
 /**
- * `<team>-<service>` names the service's Argo CD Application and host (SPEC.md fixes the form), so two services whose
+ * `<team>-<service>` names the service's Argo CD Application and host (`docs/api.md#status` fixes the form), so two services whose
  * names join to the same text (`tena/pay-api` and `tena-pay/api`) cannot both exist.
  * @throws InvalidParams naming the tenant and service that hold the name.
  */
@@ -122,13 +129,13 @@ export async function requireFreeApplicationName(ctx: PreflightContext, team: st
   );
 }
 
-/** Where the SPEC's CI deploy job lives ("Onboarding … requires three artifacts"). */
+/** Where the CI deploy job lives (`docs/api.md#what-the-service-does`: onboarding requires three artifacts). */
 export const CI_WORKFLOW_PATH = '.github/workflows/ci.yml';
 /** Build file names accepted at the repository root when no `dockerfile_path` is given. */
 const ROOT_BUILD_FILES = ['Dockerfile', 'Containerfile'];
 
 /**
- * The SPEC's onboarding artifacts, when the code host can read the repository (its default branch): a build file at
+ * The onboarding artifacts (`docs/api.md#what-the-service-does`), when the code host can read the repository (its default branch): a build file at
  * the root or at `dockerfile_path` (refused without it), and a CI workflow with a job named `deploy` (a warning
  * without it: onboarding works, but pushes to main will not deploy). A code host that cannot read trees (the
  * sandbox's answers NotFound) is not a reason to refuse; one that fails is reported as a warning.
@@ -210,6 +217,62 @@ export async function requireQuotaHeadroom(ctx: PreflightContext, team: string, 
   );
 }
 
+/** Case-insensitive equality of two `<owner>/<repo>` names, as GitHub compares them. */
+const sameRepo = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/**
+ * The repository a service builds from (issue 17 item 2): the `dockerfile_repo` of its newest onboarding, or of a
+ * deploy that moved it there (`move_from_repo`), that did not fail — by the audit trail of the tenant's current
+ * identity, among its newest {@link DEPLOY_HISTORY_LIMIT} executions.
+ * @returns the repository and the workflow that set it, or `undefined` when the trail says nothing (a service older
+ *   than the trail's reach).
+ */
+export async function serviceRepository(ctx: PreflightContext, team: string, service: string): Promise<{ repo: string; workflow: string } | undefined> {
+  const ref = await ctx.backend.getTenantRef(team);
+  const entries = await ctx.audit.query({ visible: 'all', tenant: team, service, limit: DEPLOY_HISTORY_LIMIT });
+  for (const e of entries) {
+    if (e.status === 'failed' || e.operation !== 'deploy-service' || (ref && e.tenantUid !== undefined && e.tenantUid !== ref.uid)) continue;
+    const sets = e.parameters.action === 'onboard' || (e.parameters.action === 'deploy' && e.parameters.move_from_repo !== undefined);
+    if (sets && e.parameters.dockerfile_repo) return { repo: e.parameters.dockerfile_repo, workflow: e.workflowName };
+  }
+  return undefined;
+}
+
+/**
+ * A deploy builds from the repository the service was onboarded from (or last moved to): a registered repository of
+ * the tenant is not enough, or any member could redeploy a service from another repository of the tenant. Moving is
+ * explicit: `move_from_repo` names the repository left, and the audit entry records it.
+ * @throws InvalidParams naming both repositories and the `move_from_repo` that moves the service, when `repo` is not
+ *   the service's; or when `moveFrom` is not the service's repository, or is `repo` itself.
+ */
+export async function requireServiceRepository(
+  ctx: PreflightContext,
+  target: { team: string; service: string; repo: string; tag: string; moveFrom?: string },
+): Promise<void> {
+  const current = await serviceRepository(ctx, target.team, target.service);
+  const { team, service, repo, moveFrom } = target;
+  if (moveFrom !== undefined) {
+    if (sameRepo(moveFrom, repo)) throw new InvalidParams(`move_from_repo: it is dockerfile_repo (${repo}) itself; leave move_from_repo out to deploy from it`);
+    if (current && !sameRepo(current.repo, moveFrom)) {
+      throw new InvalidParams(
+        `move_from_repo: service ${team}/${service} builds from ${current.repo} (set by workflow ${current.workflow}), not from ${moveFrom}; ` +
+          `name the repository it leaves: move_from_repo "${current.repo}"`,
+      );
+    }
+    return;
+  }
+  if (!current || sameRepo(current.repo, repo)) return;
+  const move: NextCall = {
+    tool: 'platform_deploy_service',
+    arguments: { action: 'deploy', team_name: team, component_name: service, dockerfile_repo: repo, git_tag: target.tag, move_from_repo: current.repo },
+  };
+  throw new InvalidParams(
+    `dockerfile_repo: service ${team}/${service} builds from ${current.repo} (set by workflow ${current.workflow}), not from ${repo}; ` +
+      `a service is deployed only from its own repository. To move it to ${repo} on purpose (recorded in the audit), ` +
+      `deploy with move_from_repo: ${ctx.door.name(move)}`,
+  );
+}
+
 /** How far back {@link requireDeployedTag} looks: the service's newest executions. */
 export const DEPLOY_HISTORY_LIMIT = 500;
 
@@ -228,12 +291,24 @@ export async function requireDeployedTag(ctx: PreflightContext, team: string, se
   const ref = await ctx.backend.getTenantRef(team);
   const entries = await ctx.audit.query({ visible: 'all', tenant: team, service, limit: DEPLOY_HISTORY_LIMIT });
   const deployed: string[] = current ? [current] : [];
+  // Newest first: entries older than the one that set the service's repository ran images of another repository.
+  const source = await serviceRepository(ctx, team, service);
+  let before = false;
   for (const e of entries) {
     if (e.status !== 'succeeded' || (ref && e.tenantUid !== undefined && e.tenantUid !== ref.uid)) continue;
     const ran = e.operation === 'rollback-service' ? e.parameters.target_tag
       : e.operation === 'deploy-service' && e.parameters.action !== 'update-config' ? e.parameters.git_tag : undefined;
-    if (ran === tag) return;
-    if (ran && !deployed.includes(ran)) deployed.push(ran);
+    const from = e.operation === 'deploy-service' ? e.parameters.dockerfile_repo : undefined;
+    if (before && ran === tag && source) {
+      throw new InvalidParams(
+        `target_tag: ${tag} of ${team}/${service} was built from ${from ?? 'an earlier repository'}, but the service builds from ` +
+          `${source.repo} since workflow ${source.workflow}; roll back only to a tag built from ${source.repo}` +
+          (deployed.length ? `: ${deployed.join(', ')}` : ''),
+      );
+    }
+    if (!before && ran === tag) return;
+    if (!before && ran && !deployed.includes(ran)) deployed.push(ran);
+    if (source && e.workflowName === source.workflow) before = true;
   }
   const history: NextCall = { tool: 'platform_list_workflows', arguments: { team, service } };
   throw new InvalidParams(

@@ -1,5 +1,5 @@
 /**
- * The preview operations (SPEC.md "Operations"): `preview-deploy` opens an ephemeral environment of a service at an
+ * The preview operations (`docs/api.md#operations`): `preview-deploy` opens an ephemeral environment of a service at an
  * image tag, named by `previewName()` (`core/names.ts`), removed after `ttl_hours`; `preview-delete` removes it early.
  */
 import { z } from 'zod';

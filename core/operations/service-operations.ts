@@ -1,5 +1,5 @@
 /**
- * The operations on one service (SPEC.md "Operations"): `deploy-service` (actions `onboard`, `deploy`,
+ * The operations on one service (`docs/api.md#operations`): `deploy-service` (actions `onboard`, `deploy`,
  * `update-config`), `rollback-service`, `provision-database` and `retire-service`.
  */
 import { z } from 'zod';
@@ -13,6 +13,7 @@ import {
   requireQuotaHeadroom,
   requireRegisteredRepository,
   requireService,
+  requireServiceRepository,
   requireTenant,
 } from './preflight.js';
 import {
@@ -38,9 +39,9 @@ export interface ServiceTarget {
   component_name: string;
 }
 
-/** `deploy-service` parameters, by action (SPEC.md "Execute rules" 3 and "Operation parameters seen in requests"). */
+/** `deploy-service` parameters, by action (`docs/api.md#execute-rules` 3 and "Operation parameters seen in requests"). */
 export type DeployServiceParams =
-  | (ServiceTarget & { action: 'deploy'; git_tag: string; dockerfile_repo: string; dockerfile_path?: string })
+  | (ServiceTarget & { action: 'deploy'; git_tag: string; dockerfile_repo: string; dockerfile_path?: string; move_from_repo?: string })
   | (ServiceTarget & {
       action: 'onboard';
       git_tag: string;
@@ -58,14 +59,14 @@ export type DeployAction = (typeof DEPLOY_ACTIONS)[number];
 
 /** Which optional parameters each action requires and accepts; any other optional parameter is refused. */
 export const DEPLOY_ACTION_RULES: Record<DeployAction, { requires: readonly string[]; accepts: readonly string[] }> = {
-  deploy: { requires: ['git_tag', 'dockerfile_repo'], accepts: ['dockerfile_path'] },
+  deploy: { requires: ['git_tag', 'dockerfile_repo'], accepts: ['dockerfile_path', 'move_from_repo'] },
   'update-config': { requires: ['env_vars'], accepts: [] },
   onboard: {
     requires: ['git_tag', 'dockerfile_repo', 'port'],
     accepts: ['service_template', 'health_check_path', 'dockerfile_path'],
   },
 };
-const DEPLOY_OPTIONAL = ['git_tag', 'dockerfile_repo', 'dockerfile_path', 'env_vars', 'port', 'service_template', 'health_check_path'];
+const DEPLOY_OPTIONAL = ['git_tag', 'dockerfile_repo', 'dockerfile_path', 'env_vars', 'port', 'service_template', 'health_check_path', 'move_from_repo'];
 
 const serviceTarget = (p: ServiceTarget) => ({ team: p.team_name, service: p.component_name });
 
@@ -113,9 +114,8 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
     'environment. action=onboard registers a new service (first tag usually "0.1.0") with its port and optional ' +
     'template and health check path; action=deploy ships a new tag of an onboarded service (what CI calls on every ' +
     'push to main); action=update-config replaces the whole environment with env_vars (variables not listed are ' +
-    'removed: send the full set). Refused at once, with the fix, when the tenant or service (deploy, update-config) ' +
-    'is missing, the service exists (onboard), the repository is not registered or has no build file, or the quota is ' +
-    'full (onboard). It does not ' +
+    'removed: send the full set). Refused at once, with the fix, when the tenant, service, build file or quota room ' +
+    'is missing, the service exists (onboard), or the repository is not registered or not the service\'s. It does not ' +
     'write the build file or CI job (platform_scaffold_repository does).',
   parameters: z
     .strictObject({
@@ -125,6 +125,8 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
       git_tag: GitTagParam.optional().describe('Git tag to build and deploy, SemVer X.Y.Z, e.g. "0.1.1". Required for deploy and onboard'),
       dockerfile_repo: RepoParam.optional().describe('"<owner>/<repo>" holding the build file, e.g. "acme/web". Required for deploy and onboard'),
       dockerfile_path: RelativePathParam.optional(),
+      // No pattern: preflight accepts only the service's own repository here, so nothing else reaches a record.
+      move_from_repo: z.string().max(141).optional().describe('Repository a deploy moves the service from'),
       env_vars: EnvVarsParam.optional().describe('KEY=VALUE lines, the full environment, e.g. "LOG_LEVEL=info". Required for update-config'),
       port: PortParam.optional().describe('Container port, e.g. "8787". Required for onboard'),
       service_template: z
@@ -161,7 +163,9 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
         tool: 'platform_deploy_service',
         arguments: { ...deployCall(p).arguments, action: 'onboard', port: '<container port>' },
       };
-      return void (await requireService(ctx, p.team_name, p.component_name, onboard));
+      await requireService(ctx, p.team_name, p.component_name, onboard);
+      const target = { team: p.team_name, service: p.component_name, repo: p.dockerfile_repo, tag: p.git_tag };
+      return void (await requireServiceRepository(ctx, p.move_from_repo === undefined ? target : { ...target, moveFrom: p.move_from_repo }));
     }
     await requireNewService(ctx, p.team_name, p.component_name, deployCall(p));
     await requireRegisteredRepository(ctx, p.team_name, p.dockerfile_repo);

@@ -1,4 +1,4 @@
-/** The operations on a whole tenant (SPEC.md "Operations"): `create-tenant` and `delete-tenant`. */
+/** The operations on a whole tenant (`docs/api.md#operations`): `create-tenant` and `delete-tenant`. */
 import { z } from 'zod';
 import { defineOperation } from './contract.js';
 import { requireNewTenant, requireTenant } from './preflight.js';

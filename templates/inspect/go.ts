@@ -1,5 +1,5 @@
 /**
- * Inspector of the Go server template (SPEC.md "Scaffolding templates by repository content"): the Go version from
+ * Inspector of the Go server template (`docs/api.md#scaffolding-templates`): the Go version from
  * go.mod and the package built into the static binary (`./cmd/server`, the root `main.go`, or the only command
  * under `cmd/`).
  */

@@ -1,5 +1,5 @@
 /**
- * Inspector of the JavaScript server template (SPEC.md "Scaffolding templates by repository content", rule 4): the
+ * Inspector of the JavaScript server template (`docs/api.md#scaffolding-templates`, rule 4): the
  * entry script node runs, from package.json `scripts.start` or `main` or a conventional file name, on top of the
  * shared Node build settings.
  */
@@ -23,7 +23,7 @@ const ENTRY_FILE = /^[A-Za-z0-9._@/-]+$/;
 
 /**
  * Settings of the JavaScript server template.
- * @param entryOverride the caller's `entry`: a script path inside the repository (`./` is dropped), e.g. `bin/www.js`.
+ * @param entryOverride the caller's `entry`: a script path inside the repository (`./` is dropped), e.g. `./bin/www.js`.
  * @throws InvalidParams for an `entryOverride` that is not a path inside the repository; when package.json is not a
  * JSON object.
  */

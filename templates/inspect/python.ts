@@ -1,5 +1,5 @@
 /**
- * Inspector of the Python ASGI template (SPEC.md "Scaffolding templates by repository content", rule 5): Python
+ * Inspector of the Python ASGI template (`docs/api.md#scaffolding-templates`, rule 5): Python
  * version, how dependencies are installed (requirements.txt, an installable project or `[project].dependencies`) and
  * the `<module>:<app>` uvicorn serves, found by reading the modules that commonly hold it.
  */

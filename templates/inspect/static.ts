@@ -1,5 +1,5 @@
 /**
- * Inspector of the static site template (SPEC.md "Scaffolding templates by repository content"): whether the image
+ * Inspector of the static site template (`docs/api.md#scaffolding-templates`): whether the image
  * builds the site with node and which directory nginx serves (`dist`, `build` for react-scripts, or the caller's).
  */
 import { InvalidParams } from '../../core/errors.js';

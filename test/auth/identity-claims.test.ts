@@ -7,10 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JWTPayload } from 'jose';
 import { createAuthenticator } from '../../auth/authenticate.js';
+import { accountKey } from '../../auth/oauth/provider.js';
+import { issueSelfToken } from '../../auth/self-issued.js';
+import { parseMemberReference, parseUserId } from '../../core/identity.js';
 import { loadConfig } from '../../config.js';
 import { startDexFixture, type DexFixture } from '../fixtures/dex.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { SECRET, refusal, testConfig } from './helpers.js';
+import { BASE, SECRET, refusal, testConfig } from './helpers.js';
 
 const ADMIN = 'root@example.com';
 let dex: DexFixture;
@@ -55,8 +58,9 @@ describe('PDS_OIDC_USER_CLAIM=email (the default)', () => {
 
 describe('PDS_OIDC_USER_CLAIM=preferred_username or sub', () => {
   it('takes the named claim', async () => {
-    await expect(identify({ preferred_username: 'jane', email: 'other@example.com', email_verified: true }, 'preferred_username')).resolves.toMatchObject({ userId: 'jane', admin: true });
-    await expect(identify({ sub: 'CgZqYW5lEgZnaXRodWI' }, 'sub')).resolves.toMatchObject({ userId: 'CgZqYW5lEgZnaXRodWI', admin: false });
+    // Taken only as `oidc:<value>` (issue 17 item 9): the GitHub login `jane` in PDS_ADMINS is another person.
+    await expect(identify({ preferred_username: 'jane', email: 'other@example.com', email_verified: true }, 'preferred_username')).resolves.toMatchObject({ userId: 'oidc:jane', admin: false });
+    await expect(identify({ sub: 'CgZqYW5lEgZnaXRodWI' }, 'sub')).resolves.toMatchObject({ userId: 'oidc:CgZqYW5lEgZnaXRodWI', admin: false });
   });
 
   it('never lets it take an id of the e-mail form', async () => {
@@ -67,6 +71,43 @@ describe('PDS_OIDC_USER_CLAIM=preferred_username or sub', () => {
 
   it('has no fallback to email when the claim is missing', async () => {
     expect(await refusedCode({ email: ADMIN, email_verified: true }, 'preferred_username')).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('one identity, one namespace, by grammar (issue 17 item 9)', () => {
+  const selfIssued = async (sub: string) =>
+    createAuthenticator(testConfig({ PDS_ADMINS: 'root' }), SECRET).authenticate(`Bearer ${await issueSelfToken(SECRET, BASE, { sub, groups: [] }, 600)}`);
+
+  it('refuses a verified email that is not an address: "root" from Dex is not the GitHub login root', async () => {
+    expect(await refusedCode({ email: 'root', email_verified: true })).toBe('UNAUTHENTICATED');
+    expect(await refusedCode({ email: 'oidc:root', email_verified: true })).toBe('UNAUTHENTICATED');
+  });
+
+  it('takes the same string from two token kinds as two people', async () => {
+    const dexRoot = await identify({ preferred_username: 'root' }, 'preferred_username');
+    const pdsRoot = await selfIssued('root');
+    expect(dexRoot).toMatchObject({ userId: 'oidc:root', admin: false });
+    expect(pdsRoot).toMatchObject({ userId: 'root', admin: true });
+    expect(accountKey(dexRoot.userId)).not.toBe(accountKey(pdsRoot.userId));
+  });
+
+  it('refuses a self-issued subject outside the grammar of the identities it may stand for', async () => {
+    for (const sub of ['group:admins', 'role:admin', 'github-actions:acme/web', 'a:b', 'root@', '@example.com', 'oidc:', 'oidc:x@y', 'two words', '-root']) {
+      expect((await refusal(selfIssued(sub))).code, sub).toBe('UNAUTHENTICATED');
+    }
+    await expect(selfIssued('oidc:CgZqYW5l')).resolves.toMatchObject({ userId: 'oidc:CgZqYW5l' });
+    await expect(selfIssued('jane@example.com')).resolves.toMatchObject({ userId: 'jane@example.com' });
+  });
+
+  it('parses user ids and prefixed member references by one grammar', () => {
+    expect(parseUserId('octo-cat')).toEqual({ kind: 'github', id: 'octo-cat' });
+    expect(parseUserId('jane@example.com')).toEqual({ kind: 'email', id: 'jane@example.com' });
+    expect(parseUserId('oidc:jane')).toEqual({ kind: 'oidc', id: 'oidc:jane' });
+    expect(parseUserId('group:admins')).toBeUndefined();
+    expect(parseMemberReference('group:platform-team')).toEqual({ kind: 'group', name: 'platform-team' });
+    expect(parseMemberReference('alice')).toEqual({ kind: 'user', user: { kind: 'github', id: 'alice' } });
+    expect(parseMemberReference('nope:alice')).toBeUndefined();
+    expect(parseMemberReference('group:')).toBeUndefined();
   });
 });
 

@@ -26,7 +26,7 @@ async function refused(token: string, message: RegExp, a = auth()) {
   return err;
 }
 
-describe('classification (SPEC.md "Authentication")', () => {
+describe('classification (`docs/api.md#authentication`)', () => {
   it.each([
     ['ghp_abcdef0123456789', 'pat'],
     ['ghp_abc.def', 'unknown'],

@@ -89,11 +89,10 @@ describe('GitHub PAT', () => {
   it('times out a GitHub that does not answer', async () => {
     const token = fresh();
     gh.addToken(token, 'octocat', ['read:user']);
+    // Left alone, GitHub would accept the token after 2 s: only the 200 ms timeout can make this a refusal.
     gh.delayMs = 2000;
-    const started = Date.now();
     const err = await refusal(auth({ timeoutMs: 200 }).authenticate(`Bearer ${token}`));
     expect(err.code).toBe('UNAVAILABLE');
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('a concurrent burst with one token costs one GitHub call; later calls are served from the cache', async () => {

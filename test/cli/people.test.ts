@@ -13,7 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDexFixture, type DexFixture } from '../fixtures/dex.js';
 import { Browser } from '../helpers/browser.js';
-import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { executeAndWait, registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 const PDS = path.resolve('bin/pds-src.js');
 let dex: DexFixture;
@@ -88,9 +88,8 @@ beforeAll(async () => {
   dex.setClientSecret('dex-secret');
   dex.addUser('alice', 'pw', { email: 'alice@example.com', email_verified: true });
   pds = await startTestServer({ PDS_AUTH_URL: dex.url, PDS_OIDC_AUDIENCE: 'pds', PDS_OIDC_CLIENT_SECRET: 'dex-secret' });
-  await pds.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'acme', admins: 'alice@example.com' });
-  await new Promise((r) => setTimeout(r, 200));
-  await registerRepository(pds, 'root', 'acme', 'acme/web');
+  await executeAndWait(pds, 'root', 'create-tenant', { team_name: 'acme', admins: 'alice@example.com' });
+  await registerRepository(pds, 'root', 'acme', 'root/web');
 });
 
 afterAll(async () => {
@@ -119,7 +118,7 @@ describe('pds login (browser, loopback redirect)', () => {
   });
 
   it('deploys, shows status, services and logs, in every output format', async () => {
-    const deploy = await run(['deploy', 'acme/web', '--onboard', '--port', '8787', '--tag', '0.1.0', '--repo', 'acme/web', '-o', 'json']);
+    const deploy = await run(['deploy', 'acme/web', '--onboard', '--port', '8787', '--tag', '0.1.0', '--repo', 'root/web', '-o', 'json']);
     expect(deploy.code, deploy.stderr).toBe(0);
     const submitted = JSON.parse(deploy.stdout);
     expect(submitted).toMatchObject({ operation: 'deploy-service', status: 'submitted' });

@@ -19,7 +19,7 @@ import { execute, ONBOARD, run as runOn } from '../sandbox/helpers.js';
 const deploy = (tag: string) => ({ action: 'deploy', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: tag });
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-const PDS = path.resolve('bin/pds.js');
+const PDS = path.resolve('bin/pds-src.js');
 let home: string;
 /** Every terminal started, so one a failed test left running is ended. */
 const started = new Set<ChildProcess>();

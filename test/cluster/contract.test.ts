@@ -1,5 +1,5 @@
 /**
- * The SPEC contract suite (test/contract/suite.ts) on PDS_BACKEND=kubernetes: a started pds whose platform is the
+ * The API contract suite (test/contract/suite.ts) on PDS_BACKEND=kubernetes: a started pds whose platform is the
  * kubernetes backend under pds's ServiceAccount on the test API server (test/cluster/platform.ts: the Argo Workflows
  * stand-in runs the WorkflowTemplates' steps, Argo CD applies the GitOps repository, a kubelet serves logs), records
  * in PostgreSQL, repositories from the GitHub App (the wire-format GitHub fixture).

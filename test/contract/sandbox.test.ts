@@ -1,4 +1,4 @@
-/** The SPEC contract suite (test/contract/suite.ts) on the sandbox backend. */
+/** The API contract suite (test/contract/suite.ts) on the sandbox backend. */
 import { startTestServer } from '../helpers/server.js';
 import { describeContract } from './suite.js';
 

@@ -1,6 +1,6 @@
 /**
- * One contract, two backends (issue 10 "One contract suite, run against both backends"): every SPEC.md endpoint and
- * every MCP tool, through a started pds, in the order of the SPEC's onboarding sequence — create tenant, grant and
+ * One contract, two backends (issue 10 "One contract suite, run against both backends"): every `docs/api.md` endpoint and
+ * every MCP tool, through a started pds, in the order of the onboarding sequence (`docs/api.md#first-time-onboarding-sequence`) — create tenant, grant and
  * sync the repository, onboard, workflow succeeds, status Synced/Healthy, logs, resources, deploy, rollback,
  * update-config, database, preview, retire, delete tenant. `test/contract/sandbox.test.ts` runs it on the sandbox,
  * `test/cluster/contract.test.ts` on PDS_BACKEND=kubernetes against the real API server.
@@ -62,7 +62,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
   }
   const succeeded = (w: any) => expect(w.audit.status, `${w.workflow}: ${w.note}`).toBe('succeeded');
 
-  describe.sequential(`the SPEC contract on the ${backend} backend`, () => {
+  describe.sequential(`the API contract on the ${backend} backend`, () => {
     beforeAll(async () => {
       t = await start();
       pds = t.pds;

@@ -1,6 +1,6 @@
 /**
  * Inputs agents send and words they read (issue 11 items 9 and 10), against a started pds with every client of
- * test/helpers/mcp-clients.ts: numbers for the SPEC's numeric text parameters are accepted and recorded as text; the
+ * test/helpers/mcp-clients.ts: numbers for the contract's numeric text parameters are accepted and recorded as text; the
  * per-action required fields of `platform_deploy_service` are in its published JSON Schema, so a client can check a
  * call before sending it; every problem is reported at once; and results name the next call in the words of the
  * door the caller used (MCP tools and arguments, REST paths).
@@ -33,7 +33,7 @@ describe.each(CLIENTS)('numbers for numeric parameters, $name', (kind) => {
   });
   afterAll(() => client?.close());
 
-  it('accepts port and ttl_hours as numbers and records them as the SPEC\'s text', async () => {
+  it('accepts port and ttl_hours as numbers and records them as the contract\'s text', async () => {
     const onboard = await client.callTool({
       name: 'platform_deploy_service',
       arguments: { action: 'onboard', team_name: 'acme', component_name: app, dockerfile_repo: `acme/${app}`, git_tag: '0.1.0', port: 8080 },

@@ -157,8 +157,8 @@ describe('issue 7 item 4: a deleted tenant re-created under its name', () => {
   it("shows the new admins none of the old history, does not re-register the old repositories; platform admins see all", async () => {
     const { pds } = await start();
     await executed(pds, 'root', 'create-tenant', { team_name: 'acme', admins: 'old-admin' });
-    await registerRepo(pds, 'old-admin', 'acme', 'acme-org/private');
-    const onboard = { action: 'onboard', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme-org/private', git_tag: '0.1.0', port: '8080', service_template: 'default' };
+    await registerRepo(pds, 'old-admin', 'acme', 'old-admin/private');
+    const onboard = { action: 'onboard', team_name: 'acme', component_name: 'web', dockerfile_repo: 'old-admin/private', git_tag: '0.1.0', port: '8080', service_template: 'default' };
     const oldDeploy = (await executed(pds, 'old-admin', 'deploy-service', onboard)).workflow;
     const oldConfig = (await executed(pds, 'old-admin', 'deploy-service', { action: 'update-config', team_name: 'acme', component_name: 'web', env_vars: 'K=v' })).workflow;
     await executed(pds, 'root', 'delete-tenant', { team_name: 'acme' });

@@ -98,7 +98,15 @@ it('finishes a workflow interrupted by SIGKILL and keeps everything acknowledged
     action: 'deploy', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.1.1',
   });
   expect(deploy.status).toBe(200);
-  await new Promise((r) => setTimeout(r, 600)); // a couple of steps in, well before the end
+  // Its first step done, the others still to run (each takes 250 ms): the moment to look at it and to kill pds.
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const wf = await call('GET', `/api/v1/workflows/${deploy.body.workflowName}`);
+    expect(wf.body.audit.status).toBe('submitted');
+    if (wf.body.steps?.[0]?.status === 'succeeded') break;
+    if (Date.now() > deadline) throw new Error(`${deploy.body.workflowName} never finished its first step`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
   const during = await call('GET', '/api/v1/status/acme/web');
   expect(during.body.argocd).toMatchObject({ syncStatus: 'OutOfSync', healthStatus: 'Progressing' });
   await kill(child);

@@ -40,6 +40,12 @@ beforeAll(async () => {
     { fullName: 'acme/web', files: { Dockerfile: 'FROM node:20\n', 'package.json': '{"name":"web"}', 'src/index.js': '' } },
     { fullName: 'acme/secret-plans' },
   ]);
+  github.addInstallation(9, 'bravoorg', [{ fullName: 'bravoorg/web' }, { fullName: 'bravoorg/api' }]);
+  github.setPermission('alice/tools', 'alice', 'admin');
+  github.setPermission('acme/web', 'alice', 'maintain');
+  github.setPermission('acme/secret-plans', 'alice', 'triage');
+  github.setPermission('bravoorg/web', 'bruno', 'write');
+  github.addToken('ghp_mallory', 'mallory', ['read:user']);
   dir = mkdtempSync(path.join(tmpdir(), 'pds-github-app-'));
   store = await openRecordStore({ dataDir: dir });
 });
@@ -49,7 +55,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(() => {
-  tenants = { acme: crypto.randomUUID() };
+  tenants = { acme: crypto.randomUUID(), alpha: crypto.randomUUID(), bravo: crypto.randomUUID() };
   host = make();
 });
 
@@ -71,13 +77,43 @@ describe('the GitHub App code host', () => {
       ['alice/tools', 7, false],
     ]);
     expect(github.appRequests).toEqual(
-      expect.arrayContaining(['GET /app/installations', 'POST /app/installations/7/access_tokens', 'POST /app/installations/8/access_tokens', 'GET /installation/repositories']),
+      expect.arrayContaining([
+        'GET /app/installations', 'POST /app/installations/7/access_tokens', 'POST /app/installations/8/access_tokens', 'GET /installation/repositories',
+        'GET /repos/acme/web/collaborators/alice/permission', 'GET /repos/alice/tools/collaborators/alice/permission',
+      ]),
     );
+    // Who registered them and how (issue 17 item 2).
+    expect((await host.listRepositories('acme')).map((r) => [r.fullName, r.registeredBy, r.registeredVia])).toEqual([
+      ['acme/web', 'alice', 'push-access:write'],
+      ['alice/tools', 'alice', 'push-access:admin'],
+    ]);
     // Idempotent, and per tenant identity: a tenant re-created under the name starts empty.
     expect((await host.syncRepositories('acme', 'alice')).added).toEqual([]);
     expect(await host.listRepositories('acme')).toHaveLength(2);
     tenants.acme = crypto.randomUUID();
     expect(await host.listRepositories('acme')).toEqual([]);
+  });
+
+  it('registers only what the caller may push to: another organisation\'s repository is refused, even when asked for (issue 17 item 2)', async () => {
+    github.appRequests.length = 0;
+    await host.grantAccessUrl('alpha', 'bravoorg/web');
+    const mallory = await host.syncRepositories('alpha', 'mallory');
+    expect(mallory.added).toEqual([]);
+    expect(mallory.refused).toEqual([expect.objectContaining({ repo: 'bravoorg/web' })]);
+    expect(await host.listRepositories('alpha')).toEqual([]);
+    expect(github.appRequests).toContain('GET /repos/bravoorg/web/collaborators/mallory/permission');
+    // Read access is not push access.
+    await host.grantAccessUrl('acme', 'acme/secret-plans');
+    const alice = await host.syncRepositories('acme', 'alice');
+    expect(alice.added).not.toContain('acme/secret-plans');
+    expect(alice.refused.map((r) => r.repo)).toContain('acme/secret-plans');
+    // The same repository serves a second tenant when someone who may push to it registers it there.
+    await host.grantAccessUrl('bravo', 'bravoorg/web');
+    expect((await host.syncRepositories('bravo', 'bruno')).added).toEqual(['bravoorg/web']);
+    await host.grantAccessUrl('alpha', 'bravoorg/web');
+    expect((await host.syncRepositories('alpha', 'bruno')).added).toEqual(['bravoorg/web']);
+    // An organisation's installation is never registered whole: bravoorg/api was not asked for.
+    expect((await host.listRepositories('bravo')).map((r) => r.fullName)).toEqual(['bravoorg/web']);
   });
 
   it('reads a repository tree and the files asked for through its installation', async () => {

@@ -1,7 +1,7 @@
 /**
  * What must never appear in a log (issue 13 §1): bearer tokens (JWTs, GitHub tokens), `Authorization` values,
- * confirmation values and service environment values. Used by the run-wide scan (`test/setup/run-log.ts`) and by
- * `test/ops/log-secrets.test.ts`.
+ * confirmation values and service environment values. Used by the run-wide scan (`test/helpers/run-log.ts`, read by
+ * `test/ops/run-log-scan.test.ts`) and by `test/ops/logging.test.ts`.
  */
 
 /** Shapes of secrets, each with what it is. */

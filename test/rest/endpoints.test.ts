@@ -1,5 +1,5 @@
 /**
- * Every endpoint of SPEC.md "Endpoints": the exact fields, status codes and `{ "error" }` bodies, and the access rules
+ * Every endpoint of `docs/api.md#endpoints`: the exact fields, status codes and `{ "error" }` bodies, and the access rules
  * of issue 2 §8 (admins, members, viewers, strangers).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,7 +139,7 @@ describe('operations', () => {
   it('lists every operation with definitions derived from their schemas, saying who may run each', async () => {
     const res = await pds.api('alice', 'GET', '/api/v1/operations');
     expect(res.body.count).toBe(OPERATION_IDS.length);
-    expect(res.body.count).toBe(8); // SPEC.md: eight operations are registered
+    expect(res.body.count).toBe(8); // `docs/api.md#operations`: eight operations
     const roles = Object.fromEntries(res.body.items.map((o: any) => [o.name, o.requiredRole]));
     expect(roles).toMatchObject({ 'retire-service': 'admin', 'delete-tenant': 'admin', 'create-tenant': 'platform-admin', 'deploy-service': 'member' });
     expect(res.body.items.find((o: any) => o.name === 'delete-tenant').description).toMatch(/Who may run it: the tenant's admins and platform admins\.$/);
@@ -219,7 +219,7 @@ describe('operations', () => {
     const params = { team_name: 'umbrella', component_name: 'lab' };
     const first = await pds.api('uma', 'POST', '/api/v1/operations/retire-service/execute', params);
     expect(first.status).toBe(400);
-    expect(Object.keys(first.body)).toEqual(['error']); // the SPEC's body; the value also travels as data in headers
+    expect(Object.keys(first.body)).toEqual(['error']); // the contract's body; the value also travels as data in headers
     const confirm = /"confirm": "([^"]+)"/.exec(first.body.error)![1]!;
     expect(first.headers.get('pds-confirm')).toBe(confirm);
     expect(Date.parse(first.headers.get('pds-confirm-expires')!)).toBeGreaterThan(Date.now());
@@ -255,7 +255,7 @@ describe('workflows and audit', () => {
     const audit = await pds.api('alice', 'GET', '/api/v1/audit');
     const name = audit.body.items[0].workflowName;
     const wf = await pds.api('alice', 'GET', `/api/v1/workflows/${name}`);
-    // The SPEC's three fields, and the workflow view of issue 11 (phase, settled, steps; host once settled).
+    // The contract's three fields (`docs/api.md#workflows-and-audit`), and the workflow view of issue 11 (phase, settled, steps; host once settled).
     expect(Object.keys(wf.body).sort()).toEqual(['audit', 'host', 'note', 'phase', 'settled', 'steps', 'workflow']);
     expect(Object.keys(wf.body.audit).sort()).toEqual(['id', 'message', 'operation', 'parameters', 'riskLevel', 'status', 'timestamp', 'userId', 'workflowName']);
     expect(await pds.api('alice', 'GET', '/api/v1/workflows/nope-12345')).toMatchObject({ status: 404 });

@@ -1,7 +1,7 @@
 /**
  * Checks at the door of the execute pipeline: a tenant builds only repositories registered to it, and
  * `<team>-<service>` names one service only (issue 7 items 3 and 5); the tenant and service exist (or, to create
- * them, do not), tenant names are not reserved, the repository holds the SPEC's onboarding artifacts, and every
+ * them, do not), tenant names are not reserved, the repository holds the onboarding artifacts (`docs/api.md#what-the-service-does`), and every
  * missing field is reported at once (issue 11 item 4). A refused call audits and submits nothing; its error names the
  * fix in the caller's words (REST paths here).
  */

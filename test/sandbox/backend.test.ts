@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ONBOARD, openSandbox, run, tempDir } from './helpers.js';
 
 describe('sandbox reads', () => {
-  it('answers NotFound with the SPEC messages', async () => {
+  it('answers NotFound with the contract messages', async () => {
     const platform = await openSandbox(await tempDir());
     await run(platform, 'create-tenant', { team_name: 'acme' });
     await expect(platform.backend.status('acme', 'web')).rejects.toMatchObject({

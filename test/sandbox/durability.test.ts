@@ -1,5 +1,5 @@
 /**
- * The sandbox on the record store (SQLite here; `test/e2e/records-crash.test.ts` runs real pds processes on both
+ * The sandbox on the record store (SQLite here; `test/e2e/records-processes.test.ts` runs real pds processes on both
  * engines): a workflow interrupted by close() or SIGKILL finishes after a restart, every step once; logs survive a
  * restart, bounded per service; a corrupt state.json is refused, never imported or overwritten.
  */

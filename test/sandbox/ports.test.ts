@@ -91,31 +91,31 @@ describe('sandbox readiness', () => {
 });
 
 describe('sandbox code host', () => {
-  it('treats asking for the grant URL as installing the app, so the next sync registers the repository once', async () => {
+  it('treats asking for the grant URL as installing the app, so the next sync registers the repository once (the login may push to its own account)', async () => {
     const dir = await tempDir();
     const platform = await openSandbox(dir);
     await run(platform, 'create-tenant', { team_name: 'acme' });
     await run(platform, 'create-tenant', { team_name: 'beta' });
     expect(await platform.codeHost.listRepositories('acme')).toEqual([]);
 
-    const { url } = await platform.codeHost.grantAccessUrl('acme', 'acme-org/web');
-    expect(url).toBe('https://github.com/apps/pds-test/installations/new?state=acme%3Aacme-org%2Fweb');
-    await platform.codeHost.grantAccessUrl('acme', 'acme-org/api');
-    await platform.codeHost.grantAccessUrl('acme', 'acme-org/web');
+    const { url } = await platform.codeHost.grantAccessUrl('acme', 'alice/web');
+    expect(url).toBe('https://github.com/apps/pds-test/installations/new?state=acme%3Aalice%2Fweb');
+    await platform.codeHost.grantAccessUrl('acme', 'alice/api');
+    await platform.codeHost.grantAccessUrl('acme', 'alice/web');
 
     const synced = await platform.codeHost.syncRepositories('acme', 'alice');
-    expect(synced.added).toEqual(['acme-org/api', 'acme-org/web']);
-    expect(synced.repositories.map((r) => r.fullName)).toEqual(['acme-org/api', 'acme-org/web']);
-    expect(synced.repositories[1]).toMatchObject({ defaultBranch: 'main', url: 'https://github.com/acme-org/web' });
+    expect(synced.added).toEqual(['alice/api', 'alice/web']);
+    expect(synced.repositories.map((r) => r.fullName)).toEqual(['alice/api', 'alice/web']);
+    expect(synced.repositories[1]).toMatchObject({ defaultBranch: 'main', url: 'https://github.com/alice/web' });
     expect(await platform.codeHost.syncRepositories('acme', 'alice')).toMatchObject({ added: [] });
-    expect(await platform.codeHost.syncRepositories('beta', 'alice')).toEqual({ repositories: [], added: [] });
+    expect(await platform.codeHost.syncRepositories('beta', 'alice')).toEqual({ repositories: [], added: [], refused: [] });
     await platform.close();
 
     const again = await openSandbox(dir);
-    expect((await again.codeHost.listRepositories('acme')).map((r) => r.fullName)).toEqual(['acme-org/api', 'acme-org/web']);
+    expect((await again.codeHost.listRepositories('acme')).map((r) => r.fullName)).toEqual(['alice/api', 'alice/web']);
     await expect(again.codeHost.listRepositories('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(again.codeHost.grantAccessUrl('acme', 'not a repo')).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
-    await expect(again.codeHost.readTree('acme-org/web')).rejects.toMatchObject({
+    await expect(again.codeHost.readTree('alice/web')).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: expect.stringMatching(/sandbox cannot read code-host repositories.*pass the repository's file list/),
     });

@@ -177,6 +177,8 @@ describe('sandbox workflows', () => {
       if (r.name.startsWith('create-tenant')) changes.push({ phase: r.phase, steps: r.steps.map((s) => s.status) });
     });
     const done = await run(platform, 'create-tenant', { team_name: 'acme' }, 'alice');
+    // Listeners are told after the record is written; run() saw the record: wait for the telling too.
+    await waitFor(() => changes.at(-1)?.phase === 'succeeded', 'the last change to be told');
     const acme = await platform.backend.getTenantRef('acme');
     expect(done).toMatchObject({ team: 'acme', userId: 'alice', tenantUid: acme!.uid, parameters: { team_name: 'acme' } });
     expect(done).not.toHaveProperty('service');

@@ -6,6 +6,15 @@ import { startPostgres } from '../fixtures/postgres.js';
 import { afterThisTest, openStore, tempDir, testLocation } from './helpers.js';
 import { auditEntry } from './records.js';
 
+/** Poll `probe` every 20 ms until it is true. @throws after 10 s, naming `what`. */
+async function until(what: string, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('readiness of the record store', () => {
   it('SQLite: ready while a write commits; not ready while another writer holds the lock; ready again after', async () => {
     const location = await testLocation('sqlite');
@@ -38,13 +47,12 @@ describe('readiness of the record store', () => {
     expect(await store.writable()).toBe(true);
 
     await server.readOnly(true);
-    await new Promise((r) => setTimeout(r, 200));
+    // The server's backends take the reloaded setting when each gets to it: wait for the store to see it.
+    await until('the store to see the server read-only', async () => !(await store.writable()));
     expect(await store.ping()).toBe(true);
-    expect(await store.writable()).toBe(false);
     await expect(store.audit.append(auditEntry('w1', { team_name: 'acme' }))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     await server.readOnly(false);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await store.writable()).toBe(true);
+    await until('the store to see the server writable again', () => store.writable());
 
     await server.halt();
     expect(await store.ping()).toBe(false);

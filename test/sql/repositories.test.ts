@@ -21,6 +21,19 @@ describe.each(ENGINES)('repository registrations and installations on %s', (engi
     expect(await store.repositories.isRegistered(acme.uid, 'bob/secret')).toBe(false);
   });
 
+  it('remember who registered a repository and how; a registration from before that rule takes the first registrant (issue 17 item 2)', async () => {
+    const store = await freshStore(engine);
+    const acme = await store.tenants.create(tenant('acme'));
+    const at = '2026-11-26T05:00:00.000Z';
+    const by = (login: string, via: string) => ({ registeredBy: login, registeredVia: via, registeredAt: at });
+    await store.repositories.register(acme.uid, 'acme', [repo('acme/old'), { ...repo('acme/web'), ...by('alice', 'push-access:write') }]);
+    expect(await store.repositories.list(acme.uid)).toEqual([repo('acme/old'), { ...repo('acme/web'), ...by('alice', 'push-access:write') }]);
+    // Another registrant does not overwrite the first; a legacy row is given one.
+    expect(await store.repositories.register(acme.uid, 'acme', [{ ...repo('acme/web'), ...by('bob', 'push-access:admin') }])).toEqual([]);
+    expect(await store.repositories.register(acme.uid, 'acme', [{ ...repo('acme/old'), ...by('bob', 'push-access:admin') }])).toEqual(['acme/old']);
+    expect((await store.repositories.list(acme.uid)).map((r) => [r.fullName, r.registeredBy])).toEqual([['acme/old', 'bob'], ['acme/web', 'alice']]);
+  });
+
   it('hand out installation ids from 1000, once per tenant and repository', async () => {
     const store = await freshStore(engine);
     const acme = await store.tenants.create(tenant('acme'));

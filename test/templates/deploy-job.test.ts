@@ -1,5 +1,5 @@
 /**
- * The deploy job's shell, run for real (SPEC.md "CI deploy job"; issue 12 §3): the `run:` of each deploy step, in
+ * The deploy job's shell, run for real (`docs/api.md#ci-deploy-job`; issue 12 §3): the `run:` of each deploy step, in
  * order, under bash -eo pipefail as GitHub runs it, in a clone whose origin is a local bare repository, against a local
  * HTTP server standing in for {base_url} — the execute call, then the REST wait (`GET /api/v1/workflows/{name}
  * ?wait_seconds=45`) repeated until pds says the workflow settled. `uses:` steps are skipped (the clone is the

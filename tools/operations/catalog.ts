@@ -1,5 +1,5 @@
 /**
- * The operation catalog (SPEC.md "Operations"): list and describe the operations, and `platform_execute_operation`,
+ * The operation catalog (`docs/api.md#operations`): list and describe the operations, and `platform_execute_operation`,
  * the one generic MCP tool for clients that prefer it to the per-operation tools. A definition is derived from the
  * operation tool's schema, so `GET /api/v1/operations` cannot drift from validation.
  */
@@ -14,7 +14,7 @@ import { ConfirmationRequest, ExecuteResult } from './execute.js';
 import { OperationResult, operationTools } from './tools.js';
 import { WaitSeconds } from '../workflow-view.js';
 
-/** SPEC.md "Operation definition", plus who may run it. */
+/** `docs/api.md#operation-definition`, plus who may run it. */
 export const OperationDefinition = z.object({
   name: z.string(),
   displayName: z.string(),

@@ -1,5 +1,5 @@
 /**
- * The execute pipeline of every operation tool (SPEC.md "Operations" execute rules; DESIGN.md "Operations: one
+ * The execute pipeline of every operation tool (`docs/api.md#operations` execute rules; DESIGN.md "Operations: one
  * contract, two implementations"): after invoke() has validated the input and checked access and the write limit,
  * confirm destructive operations, audit, submit the workflow, answer at once with `status: "submitted"`.
  *
@@ -20,7 +20,7 @@ import { redactEnvVars, type EnvVar } from '../../core/operations/parameters.js'
 import type { ToolContext } from '../define.js';
 import { CONFIRM_TTL_SECONDS, createConfirmation, redeemConfirmation } from './confirm.js';
 
-/** The execute response (SPEC.md "Operations": `POST /api/v1/operations/{name}/execute`). */
+/** The execute response (`docs/api.md#operations`: `POST /api/v1/operations/{name}/execute`). */
 export const ExecuteResult = z.object({
   workflowName: z.string().describe('Name of the submitted workflow; follow it with platform_get_workflow'),
   operation: z.string().describe('Operation name, e.g. "deploy-service"'),

@@ -10,7 +10,7 @@ import { WaitOutcome, WaitSeconds, waitForWorkflow, waitOutcome } from '../workf
 import { ConfirmationRequest, ExecuteResult, executeOperation, type OperationInput } from './execute.js';
 
 /**
- * An operation tool's result: the SPEC's execute response, and — when the call waited (`wait_seconds` > 0) — the
+ * An operation tool's result: the contract's execute response (`docs/api.md#operations`), and — when the call waited (`wait_seconds` > 0) — the
  * workflow's phase, whether it settled, and once settled the service host and any failed step.
  */
 export const OperationResult = ExecuteResult.extend(WaitOutcome.partial().shape);
@@ -32,7 +32,7 @@ const OverrideReason = z
   .optional()
   .describe('Freeze window override: why, e.g. "incident 42" (tenant admins, signed in)');
 
-/** Appended to every operation's description: who may run it (SPEC.md "Authentication" 4). */
+/** Appended to every operation's description: who may run it (`docs/api.md#authentication` 4). */
 const WHO_MAY_RUN: Readonly<Record<OperationRole, string>> = {
   member: 'Who may run it: tenant members and admins, platform admins.',
   admin: 'Who may run it: the tenant\'s admins and platform admins.',
