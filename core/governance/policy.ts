@@ -41,7 +41,7 @@ export const Duration = z
 /**
  * Who may approve: a user id as pds sees it (`alice`, `alice@example.com`), `group:<name>` (a group claim of the
  * approver's token), or `role:admin` (the tenant's admins). pds has no shared identity grammar yet (the security issue
- * adds one in `core/identity.ts`); until then this is the one place that parses approver references.
+ * adds one); until then this is the one place that parses approver references.
  */
 export type ApproverRef = { kind: 'user'; userId: string } | { kind: 'group'; group: string } | { kind: 'role'; role: 'admin' };
 

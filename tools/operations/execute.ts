@@ -137,7 +137,10 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
   } catch (err) {
     throw err instanceof PlatformError ? err : new Upstream('the workflow engine refused the submission', { cause: err });
   }
+  const warnings = [...(checked?.warnings ?? [])];
   if (override) {
+    // The workflow is submitted: a failure to add the event must not read as a refused call (a retry would run it
+    // twice); the override stays in the audit entry's parameters.
     await ctx.platform.governance.record(override.tenant, {
       type: 'freeze.overridden',
       userId: ctx.identity.userId,
@@ -149,13 +152,13 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
         windowEndsAt: override.freeze.endsAt.toISOString(),
         reason: override.reason,
       },
-    });
+    }).catch(() => warnings.push('the freeze override was audited but could not be added to the tenant\'s event feed'));
   }
   return {
     workflowName,
     operation: contract.id,
     status: 'submitted',
-    message: submittedMessage(contract, parameters, { workflowName, summary, door: ctx.door, warnings: checked?.warnings ?? [] }),
+    message: submittedMessage(contract, parameters, { workflowName, summary, door: ctx.door, warnings }),
   };
 }
 

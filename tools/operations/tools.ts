@@ -24,7 +24,10 @@ const Confirm = z
   .optional()
   .describe('The "confirm" value of the previous call\'s answer; omit it on the first call');
 
-/** Break-glass during a freeze window (issue 20): beside the SPEC's parameters, never one of them. */
+/**
+ * Break-glass during a freeze window (issue 20): beside the operation's parameters (`docs/api.md#beside-the-contract`),
+ * never one of them.
+ */
 const OverrideReason = z
   .string()
   .trim()
