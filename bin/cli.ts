@@ -20,6 +20,7 @@ import { deployCommand } from './commands/deploy.js';
 import { loginCommand } from './commands/login.js';
 import { logoutCommand } from './commands/logout.js';
 import { logsCommand } from './commands/logs.js';
+import { policyCommand } from './commands/policy.js';
 import { previewCommand } from './commands/preview.js';
 import { retireCommand } from './commands/retire.js';
 import { rollbackCommand } from './commands/rollback.js';
@@ -36,6 +37,7 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
   logoutCommand,
   whoamiCommand,
   tenantsCommand,
+  policyCommand,
   servicesCommand,
   statusCommand,
   logsCommand,

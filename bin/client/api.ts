@@ -24,7 +24,7 @@ export class ApiError extends CliError {
  * @returns the parsed JSON body of a 2xx answer.
  * @throws ApiError for any other answer; CliError when the server cannot be reached.
  */
-export async function callApi<T = any>(session: Session, method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = 30_000): Promise<T> {
+export async function callApi<T = any>(session: Session, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, timeoutMs = 30_000): Promise<T> {
   const send = async () => {
     try {
       return await fetch(session.server + path, {
