@@ -84,7 +84,10 @@ export const setTenantPolicy = defineTool({
     name: TeamName.describe('Tenant name, e.g. "acme"'),
     policy: TenantPolicy,
   }),
-  output: PolicyAnswer.extend({ event: TenantEvent.describe('The policy.changed event recorded') }),
+  output: PolicyAnswer.extend({
+    event: TenantEvent.describe('The policy.changed event recorded'),
+    warnings: z.array(z.string()).describe('Parts of the policy stored but not enforced yet, e.g. approvals'),
+  }),
   rest: { method: 'PUT', path: '/api/v1/tenants/{name}/policy', bodyField: 'policy' },
   access: { tenant: (i) => i.name, role: 'admin' },
   kind: 'write',
@@ -93,7 +96,11 @@ export const setTenantPolicy = defineTool({
   handler: async ({ name, policy }, { platform, identity }) => {
     const ref = await tenantRefOf(platform.backend, name);
     const event = await platform.governance.setPolicy(ref, policy, { userId: identity.userId, timestamp: new Date().toISOString() });
-    return { team: ref.name, policy, event };
+    // Said in the answer, not only the description: a stored rule that does nothing must not pass for protection.
+    const warnings = (['approvals', 'promotion'] as const)
+      .filter((rule) => policy[rule])
+      .map((rule) => `${rule} is stored but not enforced yet: executions do not wait for it`);
+    return { team: ref.name, policy, event, warnings };
   },
 });
 

@@ -74,11 +74,16 @@ describe('tenant policy and events through invoke()', () => {
     await expect(call('platform_set_tenant_policy', { name: 'acme', policy: { freezeWindows: [ALWAYS] } }, who('carol'))).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(call('platform_get_tenant_policy', { name: 'acme' }, who('mallory'))).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(call('platform_set_tenant_policy', { name: 'acme', policy: { freezeWindows: [{ ...ALWAYS, schedule: 'nope' }] } }, who('alice'))).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
-    await call('platform_set_tenant_policy', { name: 'acme', policy: { freezeWindows: [ALWAYS] } }, who('alice'));
+    expect(await call('platform_set_tenant_policy', { name: 'acme', policy: { freezeWindows: [ALWAYS] } }, who('alice'))).toMatchObject({ warnings: [] });
+    const unenforced = { approvals: { operations: ['deploy-service'], required: 1, approvers: ['group:sre'] } };
+    expect(await call('platform_set_tenant_policy', { name: 'acme', policy: unenforced }, who('alice'))).toMatchObject({
+      warnings: [expect.stringMatching(/^approvals is stored but not enforced/)],
+    });
     await call('platform_set_tenant_policy', { name: 'acme', policy: {} }, who('root', 'self-issued', true));
     const events = (await call('platform_list_tenant_events', { name: 'acme' }, who('dave'))) as { items: Array<{ userId: string; type: string; data: unknown }> };
-    expect(events.items.map((e) => [e.type, e.userId])).toEqual([['policy.changed', 'root'], ['policy.changed', 'alice']]);
-    expect(events.items[1]!.data).toMatchObject({ old: {}, new: { freezeWindows: [{ name: 'always' }] } });
+    expect(events.items.map((e) => [e.type, e.userId])).toEqual([['policy.changed', 'root'], ['policy.changed', 'alice'], ['policy.changed', 'alice']]);
+    expect(events.items[2]!.data).toMatchObject({ old: {}, new: { freezeWindows: [{ name: 'always' }] } });
+    expect(events.items[1]!.data).toMatchObject({ old: { freezeWindows: [{ name: 'always' }] }, new: { approvals: { expiresAfter: '24h' } } });
     expect(await call('platform_list_tenant_events', { name: 'acme', limit: '1' }, who('dave'))).toMatchObject({ count: 1 });
     expect(await audit()).toEqual(before);
   });
