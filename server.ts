@@ -13,7 +13,7 @@ import type { Platform } from './core/ports.js';
 import { createSandboxPlatform } from './adapters/sandbox/index.js';
 import { createKubernetesPlatform } from './adapters/kubernetes/index.js';
 import { readPrivateKey } from './adapters/github/app.js';
-import { connectRedis } from './adapters/redis/connect.js';
+import { connectRedis, redisReady } from './adapters/redis/connect.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { loadOrCreateSecret } from './auth/self-issued.js';
 import type { Config } from './config.js';
@@ -28,7 +28,7 @@ import { createAuthorizationServer } from './auth/oauth/provider.js';
 import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
 import { dexUpstream } from './auth/oauth/upstream-dex.js';
 import { githubUpstream } from './auth/oauth/upstream-github.js';
-import type { Upstream } from './auth/oauth/upstream.js';
+import type { SignInProvider } from './auth/oauth/upstream.js';
 import { providerPages } from './rest/oauth-pages.js';
 import { oauthInteractionRouter, oauthProtocolRouter } from './rest/oauth-routes.js';
 import type { WriteLimiter } from './tools/define.js';
@@ -84,8 +84,8 @@ export interface ServerOverrides {
 }
 
 /** The upstream sign-ins `config.signIn` configures, Dex first. */
-export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): Upstream[] {
-  const upstreams: Upstream[] = [];
+export function buildUpstreams(config: Config, fetchImpl?: typeof fetch): SignInProvider[] {
+  const upstreams: SignInProvider[] = [];
   const { dex, github } = config.signIn;
   if (dex && config.authUrl) upstreams.push(dexUpstream({ ...dex, authUrl: config.authUrl, userClaim: config.oidcUserClaim, fetch: fetchImpl }));
   if (github) {
@@ -166,14 +166,26 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
   const app = createRestApp({
     tools: checkedTools(),
+    config,
     heartbeatMs: overrides.heartbeatMs,
     invokeDeps: {
       platform,
-      config,
+      // Only what invoke() reads: handlers never hold the secrets of the configuration.
+      config: {
+        readOnly: config.readOnly,
+        baseUrl: config.baseUrl,
+        domain: config.domain,
+        workflowNamespace: config.workflowNamespace,
+        argocdNamespace: config.argocdNamespace,
+      },
       confirmSecret: secret,
       writeLimiter: overrides.writeLimiter ?? createWriteLimiter({ redis, log, onDecision }),
     },
-    authenticator: overrides.authenticator ?? createAuthenticator(config, secret, { redis, onCacheLookup: metrics.tokenCache.bind(metrics) }),
+    authenticator: overrides.authenticator ?? createAuthenticator(config, secret, {
+        lookupGitHubUser: createGitHubUserLookup({ baseUrl: config.githubApiUrl }),
+        redis: () => (redisReady(redis) ? redis : undefined),
+        onCacheLookup: metrics.tokenCache.bind(metrics),
+      }),
     routeLimit: overrides.routeLimit ?? createRouteLimit({ redis, trustProxy: config.trustProxy, log, onDecision }),
     authLimits: overrides.authLimits ?? createAuthLimits({ redis, log, onDecision }),
     publicRoutes: [

@@ -9,7 +9,7 @@
 import type { Redis } from 'ioredis';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { Unauthenticated, isPlatformError } from '../core/errors.js';
-import { createGitHubUserLookup } from '../adapters/github/users.js';
+import type { GitHubUserLookup } from '../core/ports.js';
 import type { Config } from '../config.js';
 import { createExternalJwtVerifier, type ExternalJwtVerifier } from './external-jwt.js';
 import { isPlatformAdmin, type Identity, type TokenKind } from './identity.js';
@@ -50,9 +50,14 @@ export interface Authenticator {
 
 /** Optional collaborators; everything defaults to the real thing built from the configuration. */
 export interface AuthenticatorDeps {
-  /** Shares PAT verdicts between replicas. */
-  redis?: Redis;
-  /** fetch for GitHub and the Dex key set. */
+  /**
+   * Who owns a GitHub PAT: the composition root passes `createGitHubUserLookup` of `adapters/github/users.ts` (auth/
+   * imports no adapter). Without one, every PAT is refused.
+   */
+  lookupGitHubUser?: GitHubUserLookup;
+  /** Shares PAT verdicts between replicas: the Redis client when it can take commands now (see `TokenCacheOptions`). */
+  redis?: () => Redis | undefined;
+  /** fetch for the Dex key set. */
   fetch?: typeof fetch;
   /** Clock, epoch milliseconds (cache expiry). */
   now?: () => number;
@@ -93,7 +98,7 @@ const JWT_CACHE_MS = 60_000;
  * Build the authenticator for a configuration and the HS256 secret.
  * @throws TypeError when `PDS_AUTH_URL` is set without `PDS_OIDC_AUDIENCE` (a misconfiguration, found at start-up).
  * @example
- * const auth = createAuthenticator(config, secret, { redis });
+ * const auth = createAuthenticator(config, secret, { lookupGitHubUser: createGitHubUserLookup({ baseUrl }), redis: () => redis });
  * ctx.state.identity = await auth.authenticate(ctx.get('authorization') || undefined);
  */
 export function createAuthenticator(config: Config, secret: Uint8Array, deps: AuthenticatorDeps = {}): Authenticator {
@@ -107,12 +112,14 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
     ...(scopes && { scopes }),
   });
 
-  const verifyPat: PatVerifier = createPatVerifier({
-    lookup: createGitHubUserLookup({ baseUrl: config.githubApiUrl, fetch: deps.fetch, timeoutMs: deps.timeoutMs }),
-    redis: deps.redis,
-    now,
-    onCacheLookup: deps.onCacheLookup && ((result) => deps.onCacheLookup!('pat', result)),
-  });
+  const verifyPat: PatVerifier | undefined =
+    deps.lookupGitHubUser &&
+    createPatVerifier({
+      lookup: deps.lookupGitHubUser,
+      redis: deps.redis,
+      now,
+      onCacheLookup: deps.onCacheLookup && ((result) => deps.onCacheLookup!('pat', result)),
+    });
 
   let external: ExternalJwtVerifier | undefined;
   if (config.authUrl) {
@@ -175,6 +182,7 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
       try {
         switch (classifyToken(token)) {
           case 'pat': {
+            if (!verifyPat) throw refuse('GitHub tokens are not accepted by this pds: use a JWT');
             const login = await verifyPat(token, attempt?.beforeGitHubLookup);
             if (!isGitHubLogin(login)) throw refuse('GitHub answered a login that is not a GitHub login; refused');
             return identity(login, [], 'pat');

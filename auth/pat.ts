@@ -9,7 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { Unauthenticated, isPlatformError } from '../core/errors.js';
-import type { GitHubUserLookup } from '../adapters/github/users.js';
+import type { GitHubUserLookup } from '../core/ports.js';
 import { TokenCache, type CacheLookup } from './token-cache.js';
 
 /** Scopes that grant `read:user`. */
@@ -17,7 +17,8 @@ const READ_USER = new Set(['read:user', 'user']);
 
 export interface PatVerifierOptions {
   lookup: GitHubUserLookup;
-  redis?: Redis;
+  /** Shares verdicts between replicas (see `TokenCacheOptions.redis`). */
+  redis?: () => Redis | undefined;
   /** How long a good token is trusted without asking GitHub again, milliseconds (default 300 000). */
   positiveTtlMs?: number;
   /** How long a refused token is refused without asking GitHub again, milliseconds (default 30 000). */

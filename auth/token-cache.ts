@@ -7,7 +7,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { redisReady } from '../adapters/redis/connect.js';
 
 /** A cached verdict: the value for a good token, the caller-facing reason for a bad one. */
 export type Verdict<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -19,8 +18,12 @@ export interface Timed<T> {
 }
 
 export interface TokenCacheOptions {
-  /** Second-level store shared by replicas; failures to reach it are ignored (memory still answers). */
-  redis?: Redis;
+  /**
+   * Second-level store shared by replicas: the client when it can take commands now, `undefined` while it is away
+   * (the composition root decides, with `redisReady` of `adapters/redis/connect.ts`). Failures to reach it are
+   * ignored (memory still answers).
+   */
+  redis?: () => Redis | undefined;
   /** Redis key prefix, e.g. `pds:auth:pat:`. */
   namespace: string;
   /** Most entries kept in memory (default 10 000); the oldest are dropped first. */
@@ -55,14 +58,14 @@ export function tokenHash(token: string): string {
 export class TokenCache<T> {
   readonly #memory = new Map<string, Entry<T>>();
   readonly #inflight = new Map<string, Promise<Verdict<T>>>();
-  readonly #redis?: Redis;
+  readonly #redis: () => Redis | undefined;
   readonly #namespace: string;
   readonly #maxEntries: number;
   readonly #now: () => number;
   readonly #onLookup?: (result: CacheLookup) => void;
 
   constructor(options: TokenCacheOptions) {
-    this.#redis = options.redis;
+    this.#redis = options.redis ?? (() => undefined);
     this.#namespace = options.namespace;
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#now = options.now ?? Date.now;
@@ -126,9 +129,10 @@ export class TokenCache<T> {
   }
 
   async #fromRedis(key: string): Promise<Verdict<T> | undefined> {
-    if (!redisReady(this.#redis)) return undefined;
+    const redis = this.#redis();
+    if (!redis) return undefined;
     try {
-      const [[, raw], [, pttl]] = (await this.#redis.multi().get(this.#namespace + key).pttl(this.#namespace + key).exec()) as [
+      const [[, raw], [, pttl]] = (await redis.multi().get(this.#namespace + key).pttl(this.#namespace + key).exec()) as [
         [Error | null, string | null],
         [Error | null, number],
       ];
@@ -142,9 +146,10 @@ export class TokenCache<T> {
   }
 
   async #toRedis(key: string, verdict: Verdict<T>, ttlMs: number): Promise<void> {
-    if (!redisReady(this.#redis) || ttlMs <= 0) return;
+    const redis = this.#redis();
+    if (!redis || ttlMs <= 0) return;
     try {
-      await this.#redis.set(this.#namespace + key, JSON.stringify(verdict), 'PX', Math.ceil(ttlMs));
+      await redis.set(this.#namespace + key, JSON.stringify(verdict), 'PX', Math.ceil(ttlMs));
     } catch {
       // Best effort: the next replica asks the upstream once more.
     }

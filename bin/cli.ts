@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { cliErrorOf } from './client/api.js';
 import { CliError, EXIT } from './client/errors.js';
 import { completionCommand } from './commands/completion.js';
 import { deployCommand } from './commands/deploy.js';
@@ -121,7 +122,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exit;
-  } catch (err) {
+  } catch (thrown) {
+    const err = cliErrorOf(thrown);
     if (err instanceof CommanderError) {
       // Help and --version end with exit code 0; every other commander error is a usage error (it printed why).
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;

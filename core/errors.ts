@@ -31,6 +31,15 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNAVAILABLE: 503,
 };
 
+/**
+ * The response header that carries an error's {@link ErrorCode} beside the `{ "error" }` body (`docs/api.md#errors`), e.g.
+ * `PDS-Error-Code: CONFIRMATION_REQUIRED`: two codes share 400, so the status alone cannot say which one it is.
+ */
+export const ERROR_CODE_HEADER = 'PDS-Error-Code';
+
+/** The response headers of a confirmation request ({@link ConfirmationRequired}): its value, expiry and plan. */
+export const CONFIRM_HEADERS = { confirm: 'PDS-Confirm', expiresAt: 'PDS-Confirm-Expires', plan: 'PDS-Confirm-Plan' } as const;
+
 /** Base class: `message` is safe to show to the caller; `cause` (upstream detail) is for logs only. */
 export class PlatformError extends Error {
   readonly code: ErrorCode;
@@ -84,7 +93,11 @@ export class ConfirmationRequired extends PlatformError {
   readonly plan: string;
   constructor(message: string, details: { confirm: string; expiresAt: string; plan: string }) {
     super('CONFIRMATION_REQUIRED', message, {
-      headers: { 'PDS-Confirm': details.confirm, 'PDS-Confirm-Expires': details.expiresAt, 'PDS-Confirm-Plan': headerText(details.plan) },
+      headers: {
+        [CONFIRM_HEADERS.confirm]: details.confirm,
+        [CONFIRM_HEADERS.expiresAt]: details.expiresAt,
+        [CONFIRM_HEADERS.plan]: headerText(details.plan),
+      },
       data: { ...details },
     });
     this.confirm = details.confirm;
@@ -169,4 +182,63 @@ export class Unavailable extends PlatformError {
 /** True for errors that belong to the tree (and so may be shown to callers). */
 export function isPlatformError(err: unknown): err is PlatformError {
   return err instanceof PlatformError;
+}
+
+/** Codes by HTTP status for an answer without {@link ERROR_CODE_HEADER} (a proxy's, or Koa's own 4xx): 400 is a bad request. */
+const CODE_BY_STATUS: ReadonlyMap<number, ErrorCode> = new Map(
+  (Object.entries(HTTP_STATUS) as [ErrorCode, number][]).filter(([code]) => code !== 'CONFIRMATION_REQUIRED').map(([code, status]) => [status, code]),
+);
+
+function isErrorCode(value: string | null): value is ErrorCode {
+  return value !== null && Object.hasOwn(HTTP_STATUS, value);
+}
+
+/** The quoted value of `name` in a `WWW-Authenticate` challenge, e.g. `scope` in `Bearer error="…", scope="a b"`. */
+function challengeParam(challenge: string, name: string): string | undefined {
+  return new RegExp(`(?:^|[\s,])${name}="([^"]*)"`).exec(challenge)?.[1];
+}
+
+/**
+ * The error an HTTP error answer stands for, as the class that produced it: the inverse of the REST edge
+ * (`rest/errors.ts`), so a client of the REST API (`pds mcp` on stdio, the CLI) throws what the server threw. The code
+ * comes from {@link ERROR_CODE_HEADER}; without one (an answer from something in front of pds), from the status, a 400
+ * being `INVALID_PARAMS` and anything unknown `UPSTREAM`. The structured fields travel back from their headers: a
+ * confirmation request's {@link CONFIRM_HEADERS}, `Retry-After`, the `WWW-Authenticate` challenge (an
+ * `insufficient_scope` one becomes {@link InsufficientScope}).
+ * @param status the HTTP status, e.g. 404.
+ * @param headers the answer's headers (a fetch `Headers` is case-insensitive, as HTTP is).
+ * @param message the body's `error`.
+ */
+export function errorFromResponse(status: number, headers: { get(name: string): string | null }, message: string): PlatformError {
+  const sent = headers.get(ERROR_CODE_HEADER);
+  const code: ErrorCode = isErrorCode(sent) ? sent : (CODE_BY_STATUS.get(status) ?? 'UPSTREAM');
+  const challenge = headers.get('WWW-Authenticate') ?? undefined;
+  switch (code) {
+    case 'INVALID_PARAMS':
+      return new InvalidParams(message);
+    case 'CONFIRMATION_REQUIRED':
+      return new ConfirmationRequired(message, {
+        confirm: headers.get(CONFIRM_HEADERS.confirm) ?? '',
+        expiresAt: headers.get(CONFIRM_HEADERS.expiresAt) ?? '',
+        plan: headers.get(CONFIRM_HEADERS.plan) ?? '',
+      });
+    case 'UNAUTHENTICATED':
+      return new Unauthenticated(message, challenge ? { challenge } : {});
+    case 'FORBIDDEN': {
+      const scope = challenge && /error="insufficient_scope"/.test(challenge) ? challengeParam(challenge, 'scope') : undefined;
+      return scope === undefined ? new Forbidden(message) : new InsufficientScope(message, scope.split(' ').filter(Boolean), challengeParam(challenge!, 'resource_metadata'));
+    }
+    case 'NOT_FOUND':
+      return new NotFound(message);
+    case 'CONFLICT':
+      return new Conflict(message);
+    case 'RATE_LIMITED': {
+      const retryAfter = Number(headers.get('Retry-After'));
+      return new RateLimited(message, Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : 60);
+    }
+    case 'UPSTREAM':
+      return new Upstream(message);
+    case 'UNAVAILABLE':
+      return new Unavailable(message);
+  }
 }

@@ -132,6 +132,25 @@ export const ResourceUsage = z.object({
 });
 export type ResourceUsage = z.infer<typeof ResourceUsage>;
 
+/** The progress of one workflow step. `skipped`: not run because the workflow failed (or was superseded) before it. */
+export const StepStatus = z.enum(['pending', 'running', 'succeeded', 'failed', 'skipped']);
+export type StepStatus = z.infer<typeof StepStatus>;
+
+/**
+ * One step of a workflow as pds reports it: what the engines produce (`core/ports.ts` `WorkflowRun.steps`) and what
+ * `platform_get_workflow` answers.
+ */
+export const WorkflowStep = z.object({
+  name: z.string(),
+  status: StepStatus,
+  /** ISO 8601 UTC. */
+  startedAt: z.string().optional(),
+  /** ISO 8601 UTC. */
+  finishedAt: z.string().optional(),
+  message: z.string().optional(),
+});
+export type WorkflowStep = z.infer<typeof WorkflowStep>;
+
 /** Workflow and audit status (`docs/api.md#workflow-and-audit-status`): `submitted` until the workflow settles. */
 export const AuditStatus = z.enum(['submitted', 'succeeded', 'failed']);
 export type AuditStatus = z.infer<typeof AuditStatus>;

@@ -14,6 +14,7 @@ import type {
   Service,
   Status,
   Tenant,
+  WorkflowStep,
 } from './model.js';
 import type { TenantEvent, TenantEventBody } from './governance/events.js';
 import type { TenantPolicy } from './governance/policy.js';
@@ -80,17 +81,7 @@ export interface WorkflowSubmission<K extends OperationId = OperationId> {
   tenantUid?: string;
 }
 
-/** One step of a workflow as pds reports it. */
-export interface WorkflowStep {
-  name: string;
-  /** `skipped`: not run because the workflow failed (or was superseded) before reaching it. */
-  status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
-  /** ISO 8601 UTC. */
-  startedAt?: string;
-  /** ISO 8601 UTC. */
-  finishedAt?: string;
-  message?: string;
-}
+export type { WorkflowStep } from './model.js';
 
 /** One workflow as pds reports it; `phase` is already mapped to the audit status vocabulary. */
 export interface WorkflowRun {
@@ -327,3 +318,18 @@ export interface Platform {
   /** Stop background work and flush state. */
   close(): Promise<void>;
 }
+
+/** A GitHub token's owner and its granted scopes, as GitHub reports them. */
+export interface GitHubTokenOwner {
+  /** GitHub login, e.g. `octocat`. */
+  login: string;
+  /** Granted OAuth scopes, e.g. `['read:user', 'repo']`; empty when the header is absent. */
+  scopes: string[];
+}
+
+/**
+ * Who a GitHub token belongs to (`createGitHubUserLookup` of `adapters/github/users.ts` asks GitHub's `GET /user`);
+ * `auth/` verifies PATs and GitHub sign-ins through it.
+ * @throws Unauthenticated when GitHub rejects the token; Unavailable when GitHub cannot be reached.
+ */
+export type GitHubUserLookup = (token: string) => Promise<GitHubTokenOwner>;

@@ -12,7 +12,7 @@
 import { METHODS } from 'node:http';
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import { RateLimited, isPlatformError } from '../core/errors.js';
+import { ERROR_CODE_HEADER, RateLimited, isPlatformError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
@@ -21,6 +21,7 @@ import type { AnyStream, AnyTool } from '../tools/define.js';
 import { doorsFor } from '../tools/door.js';
 import { invoke, invokeStream, type InvokeDeps } from '../tools/invoke.js';
 import { allStreams } from '../tools/registry.js';
+import type { Config } from '../config.js';
 import { refusedToolCall } from '../tools/mcp.js';
 import type { AuthLimits } from './auth-limit.js';
 import { readJsonBody } from './body.js';
@@ -43,6 +44,8 @@ export interface RestAppOptions {
   /** The tools to serve. In read-only mode invoke() refuses write tools (403) and MCP does not list them. */
   tools: readonly AnyTool[];
   invokeDeps: InvokeDeps;
+  /** The configuration the HTTP edge reads (proxy trust, base URL, origins, toolsets). */
+  config: Config;
   authenticator: Authenticator;
   /** The 300/min per-user limit; mounted after authentication on `/api/v1/*` and `/mcp` (issue 3). */
   routeLimit?: Middleware;
@@ -69,8 +72,8 @@ export interface RestAppOptions {
  * @returns a Koa app whose every error body is `{ "error": "…" }` (JSON-RPC errors on `/mcp`).
  */
 export function createRestApp(options: RestAppOptions): Koa {
-  const { tools, invokeDeps, authenticator } = options;
-  const app = new Koa({ proxy: invokeDeps.config.trustProxy });
+  const { tools, invokeDeps, authenticator, config } = options;
+  const app = new Koa({ proxy: config.trustProxy });
   app.silent = true; // errors are rendered and logged by errorMiddleware, never printed twice
 
   const health = createRouter();
@@ -81,23 +84,25 @@ export function createRestApp(options: RestAppOptions): Koa {
   health.get('/readyz', async (ctx) => {
     if (options.draining?.aborted) {
       ctx.status = 503;
+      ctx.set(ERROR_CODE_HEADER, 'UNAVAILABLE');
       ctx.body = { error: 'not ready: pds is shutting down' };
     } else if (await ready()) {
       ctx.body = { status: 'ready', backend: invokeDeps.platform.kind };
     } else {
       ctx.status = 503;
+      ctx.set(ERROR_CODE_HEADER, 'UNAVAILABLE');
       ctx.body = { error: 'not ready: the platform backend is still starting, unreachable, or cannot write its records' };
     }
   });
   health.get('/openapi.yaml', (ctx) => {
     ctx.type = 'application/yaml; charset=utf-8';
-    ctx.body = openApiYaml(tools, invokeDeps.config.baseUrl, options.streams ?? allStreams);
+    ctx.body = openApiYaml(tools, config.baseUrl, options.streams ?? allStreams);
   });
 
   const { authLimits } = options;
   /** @param resourcePath the protected resource the routes are (`/mcp`), for the 401's `resource_metadata`. */
   const authenticateFor = (resourcePath?: string): Middleware => async (ctx, next) => {
-    const address = clientAddress(ctx, invokeDeps.config.trustProxy);
+    const address = clientAddress(ctx, config.trustProxy);
     try {
       const attempt = { ...authLimits?.attempt(address), ...(resourcePath && { resourcePath }) };
       ctx.state.identity = await authenticator.authenticate(ctx.get('authorization') || undefined, attempt);
@@ -137,7 +142,7 @@ export function createRestApp(options: RestAppOptions): Koa {
   });
   const mcp = mcpRouter({
     tools,
-    config: invokeDeps.config,
+    config,
     run: (tool: AnyTool, input: unknown, identity: Identity, interaction: CallInteraction) =>
       invoke(tool, input, identity, invokeDeps, { door: doors.mcp, interaction }),
     stateSecret: invokeDeps.confirmSecret,

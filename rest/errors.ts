@@ -1,11 +1,12 @@
 /**
  * The HTTP edge of the error tree (STYLE.md "One error tree, two edges"): a `PlatformError` becomes its status and
- * `{ "error": message }` with its headers; Koa/http-errors 4xx with `expose` (unreadable bodies from `rest/body.ts`,
- * `ctx.throw`) keep their status, message and headers; anything else is logged and answered 500
- * `{ "error": "internal error" }`.
+ * `{ "error": message }` with its headers and its code in `PDS-Error-Code` (`ERROR_CODE_HEADER`, which
+ * `errorFromResponse` in `core/errors.ts` reads back); Koa/http-errors 4xx with `expose` (unreadable bodies from
+ * `rest/body.ts`, `ctx.throw`) keep their status, message and headers, with the code `INVALID_PARAMS` (the request
+ * itself was at fault); anything else is logged and answered 500 `{ "error": "internal error" }` without a code.
  */
 import type { Middleware } from 'koa';
-import { NotFound, isPlatformError } from '../core/errors.js';
+import { ERROR_CODE_HEADER, NotFound, isPlatformError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 
 interface HttpishError {
@@ -30,6 +31,7 @@ export function errorMiddleware(log: Logger = silentLogger): Middleware {
       if (isPlatformError(err)) {
         ctx.status = err.status;
         ctx.set(err.headers);
+        ctx.set(ERROR_CODE_HEADER, err.code);
         ctx.body = { error: err.message };
         return;
       }
@@ -38,6 +40,7 @@ export function errorMiddleware(log: Logger = silentLogger): Middleware {
       if (status && status >= 400 && status < 500 && e.expose !== false) {
         ctx.status = status;
         if (e.headers) ctx.set(e.headers);
+        ctx.set(ERROR_CODE_HEADER, 'INVALID_PARAMS');
         ctx.body = { error: e.message || 'bad request' };
         return;
       }

@@ -26,10 +26,13 @@ import type { CallInteraction } from '../tools/interaction.js';
 import { createMcpServer, insufficientScopeForCall, protoKeyToolCall, type ToolCaller } from '../tools/mcp.js';
 import { protectedResourceMetadataUrl } from '../core/names.js';
 import { createMcpHttpHandler } from '../tools/mcp-http.js';
-import { selectToolsets, toolsIn } from '../tools/toolsets.js';
+import { selectToolsets, toolsIn, type Toolset } from '../tools/toolsets.js';
 import { clientGone } from './client-gone.js';
 import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
+
+/** How a client of `POST /mcp` selects toolsets, as a refusal names it. */
+const HTTP_SELECTION = (sets: string) => `?toolsets=${sets} on the MCP URL (or the header X-PDS-Toolsets: ${sets})`;
 
 /** Largest MCP request body, after decompression (1 MiB, as for REST). */
 const BODY_LIMIT = '1mb';
@@ -164,9 +167,11 @@ export function mcpRouter(options: McpRouteOptions): Router {
       return;
     }
     let selected: AnyTool[];
+    let sets: Toolset[];
     try {
       const requested = typeof ctx.query.toolsets === 'string' ? ctx.query.toolsets : ctx.get('x-pds-toolsets') || undefined;
-      selected = toolsIn(tools, selectToolsets(config.toolsets, requested));
+      sets = selectToolsets(config.toolsets, requested);
+      selected = toolsIn(tools, sets);
     } catch (err) {
       if (!isPlatformError(err)) throw err;
       return answerError(ctx, 400, INVALID_PARAMS, err.message);
@@ -188,6 +193,7 @@ export function mcpRouter(options: McpRouteOptions): Router {
         baseUrl: config.baseUrl,
         caller: identity.userId,
         stateSecret: options.stateSecret,
+        toolsets: { inventory: tools, selected: sets, allowed: config.toolsets, howToSelect: HTTP_SELECTION },
       });
     ctx.respond = false;
     await serve(ctx.req, ctx.res, ctx.request.body, build);

@@ -18,7 +18,7 @@ import coBody from 'co-body';
 import { isPlatformError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { OAUTH_ROUTES, ACCOUNT_KIND, accountKey, REFRESH_TOKEN_TTL, INTERACTION_TTL, interactionPath, type AuthorizationServer } from '../auth/oauth/provider.js';
-import type { Upstream, UpstreamAttempt } from '../auth/oauth/upstream.js';
+import type { SignInProvider, SignInAttempt } from '../auth/oauth/upstream.js';
 import { SCOPE_DESCRIPTIONS, isScope } from '../auth/scopes.js';
 import { consentPage, messagePage, signInPage } from './oauth-pages.js';
 import { createRouter } from './router.js';
@@ -30,7 +30,7 @@ const UPSTREAM_ATTEMPT_KIND = 'UpstreamAttempt';
 export interface OAuthRouteOptions {
   server: AuthorizationServer;
   /** The configured upstream sign-ins, in the order the sign-in page offers them. */
-  upstreams: readonly Upstream[];
+  upstreams: readonly SignInProvider[];
   baseUrl: string;
   log: Logger;
   /** Runs before each route (the per-address OAuth limit, `createOAuthLimit` in `rest/auth-limit.ts`). */
@@ -194,7 +194,7 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
     try {
       // The upstream's answer as it came to the registered redirect URI (its path is the redirect_uri sent upstream).
       const answer = new URL(`${callbackUrl(baseUrl, upstream)}?${ctx.querystring}`);
-      const person = await upstream.finish(answer, saved as unknown as UpstreamAttempt);
+      const person = await upstream.finish(answer, saved as unknown as SignInAttempt);
       await store.upsert(ACCOUNT_KIND, accountKey(person.userId), { groups: person.groups }, REFRESH_TOKEN_TTL);
       result = { login: { accountId: person.userId } };
     } catch (err) {
@@ -233,6 +233,6 @@ export function oauthInteractionRouter(options: OAuthRouteOptions): Router {
 }
 
 /** The redirect URI pds registers with an upstream: `{base}/oauth/callback/{name}`. */
-export function callbackUrl(baseUrl: string, upstream: Pick<Upstream, 'name'>): string {
+export function callbackUrl(baseUrl: string, upstream: Pick<SignInProvider, 'name'>): string {
   return `${baseUrl}/oauth/callback/${upstream.name}`;
 }

@@ -5,6 +5,7 @@
  */
 import { stringify } from 'yaml';
 import { z } from 'zod';
+import { CONFIRM_HEADERS, ERROR_CODE_HEADER, HTTP_STATUS, type ErrorCode } from '../core/errors.js';
 import { pathParams, type AnyStream, type AnyTool } from '../tools/define.js';
 import { allStreams } from '../tools/registry.js';
 import { SERVER_INFO } from '../tools/mcp.js';
@@ -16,7 +17,27 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): Schema =>
   z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as Schema;
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_REF } } });
+
+const ERROR_CODE_REF = { $ref: `#/components/headers/${ERROR_CODE_HEADER}` };
+
+/** The `PDS-Error-Code` header, once: every code of core's table, and which status each comes with. */
+function errorCodeHeader(): Schema {
+  const codes = Object.entries(HTTP_STATUS) as [ErrorCode, number][];
+  return {
+    description:
+      "The error's stable code, for programs (the body's message is for people): " +
+      codes.map(([code, status]) => `${code} (${status})`).join(', ') +
+      '. Absent on a 500, which is a bug.',
+    schema: { type: 'string', enum: codes.map(([code]) => code) },
+  };
+}
+
+/** An error answer: the `{ "error" }` body of `docs/api.md#errors`, and its code in `PDS-Error-Code` (`ERROR_CODE_HEADER`). */
+const errorResponse = (description: string, headers: Schema = {}) => ({
+  description,
+  headers: { [ERROR_CODE_HEADER]: ERROR_CODE_REF, ...headers },
+  content: { 'application/json': { schema: ERROR_REF } },
+});
 
 function tagOf(path: string): string {
   return path.split('/')[3] ?? 'platform';
@@ -55,19 +76,17 @@ function sharedOperationFor(tools: readonly AnyTool[]): Schema {
     responses: {
       200: { description: 'Success', content: { 'application/json': { schema: toSchema(first.output, 'output') } } },
       400: what === 'operation'
-        ? {
-            ...errorResponse(
-              'Invalid parameters (the message names every field and what is allowed), a refusal before anything ran ' +
-                '(e.g. the tenant exists, the repository has no build file; the message names the fix), or a ' +
-                'confirmation request of retire-service and delete-tenant: nothing changed; repeat the call with ' +
-                '"confirm" set to the value in PDS-Confirm',
-            ),
-            headers: {
-              'PDS-Confirm': { description: 'Confirmation value to send back as "confirm" (once)', schema: { type: 'string' } },
-              'PDS-Confirm-Expires': { description: 'ISO 8601 UTC time after which the value is refused', schema: { type: 'string' } },
-              'PDS-Confirm-Plan': { description: 'What the operation will do', schema: { type: 'string' } },
+        ? errorResponse(
+            'Invalid parameters (the message names every field and what is allowed), a refusal before anything ran ' +
+              '(e.g. the tenant exists, the repository has no build file; the message names the fix), or a ' +
+              'confirmation request of retire-service and delete-tenant (PDS-Error-Code: CONFIRMATION_REQUIRED): nothing ' +
+              `changed; repeat the call with "confirm" set to the value in ${CONFIRM_HEADERS.confirm}`,
+            {
+              [CONFIRM_HEADERS.confirm]: { description: 'Confirmation value to send back as "confirm" (once)', schema: { type: 'string' } },
+              [CONFIRM_HEADERS.expiresAt]: { description: 'ISO 8601 UTC time after which the value is refused', schema: { type: 'string' } },
+              [CONFIRM_HEADERS.plan]: { description: 'What the operation will do', schema: { type: 'string' } },
             },
-          }
+          )
         : errorResponse('Invalid parameters: the message names the field and what is allowed'),
       401: errorResponse('Missing, malformed, expired or unverifiable bearer token'),
       403: errorResponse('Admin access required, access denied to this tenant, a repository not registered to the tenant, or pds is read-only'),
@@ -249,6 +268,7 @@ export function buildOpenApi(tools: readonly AnyTool[], baseUrl: string, streams
             'token issued by pds (`npx pds token --user <id>`).',
         },
       },
+      headers: { [ERROR_CODE_HEADER]: errorCodeHeader() },
       schemas: {
         Error: {
           type: 'object',

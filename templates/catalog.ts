@@ -16,6 +16,9 @@ export type PatternId = (typeof PATTERN_IDS)[number];
 /** Path of the CI workflow every scaffold adds (`docs/api.md#what-the-service-does`, rule 7). */
 export const WORKFLOW_PATH = '.github/workflows/ci.yml';
 
+/** Path of the Dependabot configuration every scaffold adds, so pinned actions and base images stay current. */
+export const DEPENDABOT_PATH = '.github/dependabot.yml';
+
 /** What a template is and what the platform needs to know about it at onboarding. */
 export interface TemplateInfo {
   id: TemplateId;
@@ -44,7 +47,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: true,
     healthPath: '/healthz',
     entry: { meaning: 'entry script run with node (from package.json "scripts.start" or "main" when found)', default: 'server.js' },
-    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH],
+    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH, DEPENDABOT_PATH],
   },
   python: {
     id: 'python',
@@ -54,7 +57,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: true,
     healthPath: '/healthz',
     entry: { meaning: 'ASGI application as <module>:<app>, served by uvicorn on 0.0.0.0', default: 'main:app' },
-    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH],
+    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH, DEPENDABOT_PATH],
   },
   go: {
     id: 'go',
@@ -64,7 +67,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: true,
     healthPath: '/healthz',
     entry: { meaning: 'Go package path of the server built into a static binary', default: './cmd/server' },
-    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH],
+    files: ['Dockerfile', '.dockerignore', WORKFLOW_PATH, DEPENDABOT_PATH],
   },
   static: {
     id: 'static',
@@ -74,7 +77,7 @@ export const TEMPLATES: Record<TemplateId, TemplateInfo> = {
     portFromEnv: false,
     healthPath: '/',
     entry: { meaning: 'build output directory served by nginx, with /index.html for unknown paths', default: 'dist' },
-    files: ['Dockerfile', '.dockerignore', 'nginx.conf', WORKFLOW_PATH],
+    files: ['Dockerfile', '.dockerignore', 'nginx.conf', WORKFLOW_PATH, DEPENDABOT_PATH],
   },
 };
 

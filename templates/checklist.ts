@@ -49,6 +49,19 @@ export interface ChecklistInput {
 }
 
 /**
+ * The `pds deploy` command line of the onboard call (bin/commands/deploy.ts), e.g.
+ * `pds deploy acme/web --onboard --port 8787 --tag 0.1.0 --repo acme/web`. Every value fits a grammar with no shell
+ * metacharacter (team and service names, `<owner>/<repo>`, a port, a tag, a probe path of `[A-Za-z0-9._~/-]`), so the
+ * line is pasted as is; only the `<owner>/<repo>` placeholder, when the repository is unknown, must be replaced.
+ */
+export function onboardCommand(o: OnboardingParameters, repo: string): string {
+  const args = ['pds', 'deploy', `${o.team_name}/${o.component_name}`, '--onboard', '--port', o.port, '--tag', o.git_tag, '--repo', o.dockerfile_repo ?? repo];
+  if (o.service_template !== 'default') args.push('--template', o.service_template);
+  if (o.health_check_path !== undefined) args.push('--health-check-path', o.health_check_path);
+  return args.join(' ');
+}
+
+/**
  * `docs/api.md#first-time-onboarding-sequence` as concrete steps (`existing-files` when some, `commit`, `secret`,
  * `health-endpoint`, `listen-port` for servers that read PORT, `repo-access`, `first-tag`, `onboard`, `verify`,
  * `next-deploys`, `health-check-path` when the caller chose one), then one item per {@link Note}.
@@ -87,7 +100,7 @@ export function onboardingChecklist(c: ChecklistInput): ChecklistItem[] {
   items.push({ id: 'first-tag', text: 'Tag the commit to deploy first and push the tag: git tag -a 0.1.0 -m "Release 0.1.0" && git push origin 0.1.0' });
   items.push({
     id: 'onboard',
-    text: `Call platform_deploy_service with ${JSON.stringify({ ...c.onboarding, dockerfile_repo: c.onboarding.dockerfile_repo ?? repo })}.`,
+    text: `Onboard the service: ${onboardCommand(c.onboarding, repo)} (the pds CLI), or call platform_deploy_service with ${JSON.stringify({ ...c.onboarding, dockerfile_repo: c.onboarding.dockerfile_repo ?? repo })} (MCP).`,
   });
   const host = serviceHost(c.team, c.component, c.domain ?? '<domain>');
   items.push({ id: 'verify', text: `When the workflow reports Succeeded, GET https://${host}${c.healthPath} must return 200.` });

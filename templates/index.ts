@@ -9,16 +9,18 @@
  * | `catalog.ts` | the four templates and four deploy patterns |
  * | `repo.ts`, `detect.ts` | the repository as scaffolding sees it; which template fits |
  * | `inspect/<language>.ts` | what each template reads from the repository |
+ * | `inspect/routes.ts` | the health route the app's source declares |
  * | `scaffold.ts` | the pipeline: detect, inspect, render |
  * | `checklist.ts` | onboarding parameters and the steps left to the team |
  */
-export { PATTERNS, PATTERN_IDS, TEMPLATES, TEMPLATE_IDS, WORKFLOW_PATH, listPatterns, listTemplates } from './catalog.js';
+export { DEPENDABOT_PATH, PATTERNS, PATTERN_IDS, TEMPLATES, TEMPLATE_IDS, WORKFLOW_PATH, listPatterns, listTemplates } from './catalog.js';
 export type { PatternId, TemplateId, TemplateInfo, TemplateSummary } from './catalog.js';
 export type { ChecklistItem, OnboardingParameters } from './checklist.js';
 export { toServiceName } from './component.js';
 export { detectTemplate } from './detect.js';
 export type { Candidate, Detection } from './detect.js';
 export { pythonEntryCandidates } from './inspect/python.js';
+export { routeSourceCandidates } from './inspect/routes.js';
 export { BaseUrlParam, EntryParam, PatternParam, ScaffoldHealthCheckPath, ScaffoldParameters, TemplateParam } from './parameters.js';
 export { MANIFESTS, normalizePath } from './repo.js';
 export type { RepoSnapshot } from './repo.js';

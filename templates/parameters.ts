@@ -24,7 +24,7 @@ export const PatternParam = z.enum(PATTERN_IDS, { error: `must be one of ${PATTE
  */
 export const ScaffoldHealthCheckPath = z
   .string()
-  .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be an absolute path of letters, digits and ._~/- , e.g. "/health"')
+  .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be an absolute path of letters, digits and ._~/- , e.g. "/health"') // HEALTH_PATH in inspect/grammar.ts, for detected routes
   .max(200, 'must be at most 200 characters');
 
 /**

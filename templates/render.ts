@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Mustache from 'mustache';
-import { isNode, isScalar, parseDocument, visit } from 'yaml';
+import { Document, isNode, isScalar, parseDocument, visit } from 'yaml';
 import { InvalidParams } from '../core/errors.js';
 
 const TAGS: [string, string] = ['<%', '%>'];
@@ -103,4 +103,25 @@ export function renderWorkflow(relativePath: string, view: object, partials: Rec
   const text = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
   if (text.includes(`-${nonce}`)) throw new Error(`${relativePath}: a value's tag is inside a larger text; it must be a whole YAML value`);
   return text;
+}
+
+/**
+ * `.github/dependabot.yml` (version 2, https://docs.github.com/en/code-security/dependabot/working-with-dependabot/dependabot-options-reference):
+ * weekly updates of the `github-actions` used by the CI workflow and of the `docker` base images in the root
+ * Dockerfile, each ecosystem's bumps grouped into one pull request. Built as a `yaml` document; it holds no
+ * repository or caller value.
+ */
+export function renderDependabot(): string {
+  const ecosystem = (name: string, what: string) => ({
+    'package-ecosystem': name,
+    directory: '/',
+    schedule: { interval: 'weekly' },
+    groups: { [name]: { patterns: ['*'] } },
+    'commit-message': { prefix: what },
+  });
+  const doc = new Document({ version: 2, updates: [ecosystem('github-actions', 'ci'), ecosystem('docker', 'build')] });
+  doc.commentBefore =
+    ' Dependabot, scaffolded by pds: keeps the pinned GitHub Actions in .github/workflows/ and the base images in the\n' +
+    ' Dockerfile current, with one grouped pull request per ecosystem each week.';
+  return doc.toString({ lineWidth: 0 });
 }

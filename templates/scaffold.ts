@@ -8,7 +8,7 @@
  */
 import { InvalidParams } from '../core/errors.js';
 import { combinedNameProblem } from '../core/model.js';
-import { PATTERNS, TEMPLATES, WORKFLOW_PATH, type PatternId, type TemplateId, type TemplateInfo } from './catalog.js';
+import { DEPENDABOT_PATH, PATTERNS, TEMPLATES, WORKFLOW_PATH, type PatternId, type TemplateId, type TemplateInfo } from './catalog.js';
 import { onboardingChecklist, type ChecklistItem, type OnboardingParameters } from './checklist.js';
 import { impliedComponentName } from './component.js';
 import { detectTemplate, type Candidate } from './detect.js';
@@ -16,9 +16,10 @@ import { goSettings } from './inspect/go.js';
 import { javascriptSettings } from './inspect/javascript.js';
 import type { Note } from './inspect/note.js';
 import { pythonSettings } from './inspect/python.js';
+import { detectHealthRoute, routeSourceCandidates, type HealthRoute } from './inspect/routes.js';
 import { staticSettings } from './inspect/static.js';
 import type { ScaffoldParameters } from './parameters.js';
-import { renderFile, renderWorkflow } from './render.js';
+import { renderDependabot, renderFile, renderWorkflow } from './render.js';
 import { Repo, type RepoSnapshot } from './repo.js';
 
 /**
@@ -38,7 +39,10 @@ export interface ScaffoldOptions {
   pattern?: PatternId;
   /** Explicit template; wins over detection (and resolves an ambiguous repository). */
   template?: TemplateId;
-  /** Probe path when not the template's (`/healthz`, `/` for static); changes the image health check too (rule 7). */
+  /**
+   * Probe path when not the template's (`/healthz`, `/` for static); changes the image health check too (rule 7).
+   * Without it, a server template uses the health route the app's source declares, when one is found.
+   */
   healthCheckPath?: string;
   /** JS entry script, Python `<module>:<app>`, Go package path or static output directory (see {@link TemplateInfo.entry}). */
   entry?: string;
@@ -73,7 +77,7 @@ export interface ScaffoldPlan {
   pattern: PatternId;
   /** Entry the image starts (script, `<module>:<app>`, package path or output directory). */
   entry: string;
-  /** Dockerfile, .dockerignore, nginx.conf for static, then the CI workflow. */
+  /** Dockerfile, .dockerignore, nginx.conf for static, the CI workflow, then .github/dependabot.yml. */
   files: ScaffoldFile[];
   onboarding: OnboardingParameters;
   checklist: ChecklistItem[];
@@ -94,6 +98,9 @@ function inspector<S extends { notes: Note[] }>(settings: (repo: Repo, entry?: s
   };
 }
 
+/** Which sources hold a server template's routes; the static template's probe is nginx's `/`, never scanned. */
+const ROUTE_LANGUAGE: Record<TemplateId, 'py' | 'js' | 'go' | undefined> = { javascript: 'js', python: 'py', go: 'go', static: undefined };
+
 /** One inspector per template; a new template without one does not compile. */
 const INSPECTORS: Record<TemplateId, (repo: Repo, entry?: string) => Inspection> = {
   javascript: inspector(javascriptSettings, (s) => s.entry),
@@ -107,7 +114,7 @@ const INSPECTORS: Record<TemplateId, (repo: Repo, entry?: string) => Inspection>
  * @example
  * const plan = scaffold({ repo: { paths: ['package.json', 'server.js'] }, team: 'acme', baseUrl: 'https://pds.example.com' });
  * plan.template;                 // 'javascript'
- * plan.files.map((f) => f.path); // ['Dockerfile', '.dockerignore', '.github/workflows/ci.yml']
+ * plan.files.map((f) => f.path); // ['Dockerfile', '.dockerignore', '.github/workflows/ci.yml', '.github/dependabot.yml']
  * plan.onboarding.port;          // '8787'
  * @throws InvalidParams when no template fits or several do (pass `template`); when `entry` does not fit the
  * template; when no component name is given or implied, or `<team>-<component>` is longer than 63 characters; when
@@ -126,9 +133,17 @@ export function scaffold(options: ScaffoldOptions): ScaffoldPlan {
   // Checked here, not at the door: the component may have been implied by the repository just now.
   const combined = combinedNameProblem(team, component);
   if (combined) throw new InvalidParams(combined);
-  const healthPath = options.healthCheckPath ?? info.healthPath;
+  const language = ROUTE_LANGUAGE[detection.template];
+  // The caller's path wins; otherwise the route the app declares, so the image check and the probes (rule 7) agree.
+  const route: HealthRoute | undefined =
+    options.healthCheckPath === undefined && language ? detectHealthRoute(repo, routeSourceCandidates(repo.paths), language) : undefined;
+  const healthPath = options.healthCheckPath ?? route?.path ?? info.healthPath;
+  // The platform's probes default to the template's path; any other path must be passed at onboarding.
+  const healthCheckPath = options.healthCheckPath ?? (healthPath !== info.healthPath ? healthPath : undefined);
 
-  const { view, entry, notes } = INSPECTORS[detection.template](repo, options.entry);
+  const inspection = INSPECTORS[detection.template](repo, options.entry);
+  const { view, entry } = inspection;
+  const notes = [...inspection.notes, ...(route?.notes ?? [])];
   const common = { ...view, port: info.port, healthPath, team, component };
   // Values the workflow takes as YAML nodes (render.ts renderWorkflow), never as text.
   const inspected = view as { dependencies?: string[]; outputDir?: string };
@@ -164,6 +179,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldPlan {
       deploy: 'workflows/steps/deploy.yml.tmpl',
     }, workflowValues),
   });
+  files.push({ path: DEPENDABOT_PATH, purpose: 'Dependabot: weekly pull requests that bump the pinned GitHub Actions and the Dockerfile base images', content: renderDependabot() });
 
   const onboarding: OnboardingParameters = {
     action: 'onboard',
@@ -173,7 +189,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldPlan {
     git_tag: '0.1.0',
     port: info.port,
     service_template: 'default',
-    ...(options.healthCheckPath !== undefined ? { health_check_path: options.healthCheckPath } : {}),
+    ...(healthCheckPath !== undefined ? { health_check_path: healthCheckPath } : {}),
   };
 
   return {

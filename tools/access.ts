@@ -4,6 +4,7 @@
  * destroy in it — retire a service, delete the tenant — only with role `admin`.
  */
 import { Forbidden } from '../core/errors.js';
+import { didYouMean } from '../core/near.js';
 import type { MemberRole, Tenant } from '../core/model.js';
 import type { PlatformBackend } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
@@ -30,8 +31,9 @@ const MAY: Readonly<Record<MemberRole, string>> = {
 
 /**
  * Check that the caller may act on tenant `team` with at least role `need`.
- * @throws Forbidden `access denied to this tenant` (`docs/api.md#errors`); a non-member cannot tell a missing tenant
- *   from one they may not see.
+ * @throws Forbidden `access denied to this tenant: <team>` (`docs/api.md#errors`, naming the tenant), with the close
+ *   names of the tenants the caller belongs to (`; did you mean "gamma"?`); a non-member cannot tell a missing tenant
+ *   from one they may not see, and is never offered a tenant it may not see.
  */
 export async function requireTenantAccess(
   backend: PlatformBackend,
@@ -42,7 +44,9 @@ export async function requireTenantAccess(
   if (identity.admin) return;
   const role = roleIn(await backend.getTenant(team), identity);
   if (roleAllows(role, need)) return;
-  throw new Forbidden(role ? `access denied to this tenant: role "${role}" in "${team}" ${MAY[role]}` : 'access denied to this tenant');
+  if (role) throw new Forbidden(`access denied to this tenant: role "${role}" in "${team}" ${MAY[role]}`);
+  const mine = await visibleTenants(backend, identity);
+  throw new Forbidden(`access denied to this tenant: ${team}${didYouMean(team, mine === 'all' ? [] : mine)}`);
 }
 
 /** The tenants whose data the caller may read; `'all'` for platform admins. */

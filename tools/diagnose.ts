@@ -8,11 +8,15 @@ import { z } from 'zod';
 import { NotFound, PlatformError } from '../core/errors.js';
 import { AuditEntry, LogLine, ServiceName, Status, TeamName, type Service } from '../core/model.js';
 import type { Door, NextCall } from '../core/operations/index.js';
+import { previewOperations } from '../core/operations/preview-operations.js';
 import type { Platform } from '../core/ports.js';
+import { didYouMean } from '../core/near.js';
 import { quotaUse } from '../core/quantity.js';
 import type { Identity } from '../auth/identity.js';
 import { defineTool } from './define.js';
+import { tenantNotFound } from './not-found.js';
 import { visibilityOf } from './workflows.js';
+import { viewPhase } from './workflow-view.js';
 
 /** Log lines read for the diagnosis: the newest 300 of the last hour. */
 const LOG_WINDOW = { lines: 300, sinceSeconds: 3600 } as const;
@@ -36,7 +40,7 @@ export function probeOutcome(line: string): { path?: string; code?: string; fail
 
 const Finding = z.object({
   area: z.enum(['status', 'workflow', 'logs', 'quota', 'probe']),
-  severity: z.enum(['ok', 'warning', 'error']),
+  severity: z.enum(['ok', 'info', 'warning', 'error']).describe('info: about something beside the service (its previews); never changes the verdict'),
   message: z.string(),
 });
 type Finding = z.infer<typeof Finding>;
@@ -44,11 +48,12 @@ type Finding = z.infer<typeof Finding>;
 export const Diagnosis = z.object({
   team: z.string(),
   app: z.string(),
-  verdict: z.enum(['healthy', 'degraded', 'failing']).describe('failing: any error finding; degraded: any warning'),
+  verdict: z.enum(['healthy', 'degraded', 'failing']).describe('Of the service itself: failing: any error finding; degraded: any warning'),
   summary: z.string().describe('One line: the most important finding'),
   findings: z.array(Finding),
   nextActions: z.array(z.string()).describe('Calls that act on the findings, in the words of the caller\'s door'),
   status: Status.shape.argocd.optional(),
+  /** The service's own last workflow; its previews' workflows are findings of severity info. */
   lastWorkflow: AuditEntry.pick({ workflowName: true, operation: true, status: true, timestamp: true, message: true, parameters: true })
     .extend({ failedStep: z.string().optional().describe('Name of the step that failed') })
     .optional(),
@@ -110,10 +115,12 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
     else unreadable('status', 'the GitOps status', err);
   }
 
-  // The last workflow, and the tag to return to when it was a failed release.
+  // The last workflow of the service itself, and the tag to return to when it was a failed release. A preview's
+  // workflows (queued, running, failed) are about another application: information, never the service's verdict.
   let lastWorkflow: Diagnosis['lastWorkflow'];
   const history = await serviceHistory(platform, identity, team, app, 50);
-  const last = history[0];
+  const own = history.filter((e) => !isPreviewOperation(e.operation));
+  const last = own[0];
   if (last) {
     const run = await platform.workflows.get(last.workflowName);
     const message = run?.message ?? last.message;
@@ -133,7 +140,7 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
       findings.push({ area: 'workflow', severity: 'error', message: `last workflow ${what} failed${at}: ${message}` });
       act({ tool: 'platform_get_workflow', arguments: { name: last.workflowName } });
       // A failed release that left the service unhealthy: offer the newest other tag that deployed successfully.
-      const good = history.find((e) => e.status === 'succeeded' && deployedTag(e) && deployedTag(e) !== deployedTag(last));
+      const good = own.find((e) => e.status === 'succeeded' && deployedTag(e) && deployedTag(e) !== deployedTag(last));
       if (good && deployedTag(last) && status && status.healthStatus !== 'Healthy') {
         act({ tool: 'platform_rollback_service', arguments: { team_name: team, component_name: app, target_tag: deployedTag(good)! } });
       }
@@ -143,6 +150,17 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
     } else {
       findings.push({ area: 'workflow', severity: 'ok', message: `last workflow ${what} succeeded` });
     }
+  }
+  const preview = history.find((e) => isPreviewOperation(e.operation));
+  if (preview && (!last || preview.timestamp >= last.timestamp)) {
+    const run = await platform.workflows.get(preview.workflowName);
+    const phase = run ? viewPhase(run) : preview.status;
+    const failedStep = run?.steps.find((s) => s.status === 'failed')?.name;
+    const where = `${preview.operation} ${preview.workflowName}${preview.parameters.image_tag ? ` (${preview.parameters.image_tag})` : ''}`;
+    const state =
+      phase === 'submitted' ? 'is queued' : phase === 'running' ? 'is running' : phase === 'failed' ? `failed${failedStep ? ` at step "${failedStep}"` : ''}` : 'succeeded';
+    findings.push({ area: 'workflow', severity: 'info', message: `preview workflow ${where} ${state}; the service itself is judged apart from it` });
+    if (phase !== 'succeeded') act({ tool: 'platform_get_workflow', arguments: { name: preview.workflowName } });
   }
 
   // Recent error lines, and refused probes among them.
@@ -232,6 +250,12 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
   return { team, app, verdict, summary, findings, nextActions, status, lastWorkflow, errorLines, quota };
 }
 
+const PREVIEW_OPERATIONS: ReadonlySet<string> = new Set(Object.keys(previewOperations));
+/** True for the operations of a service's previews (preview-deploy, preview-delete), which are not the service's own. */
+function isPreviewOperation(operation: string): boolean {
+  return PREVIEW_OPERATIONS.has(operation);
+}
+
 /** The tag an entry deployed: `git_tag` of a deploy or onboarding, `target_tag` of a rollback; else `undefined`. */
 function deployedTag(entry: AuditEntry): string | undefined {
   if (entry.operation === 'rollback-service') return entry.parameters.target_tag;
@@ -256,8 +280,10 @@ export const diagnoseService = defineTool({
   handler: async ({ team, app }, { platform, identity, door }) => {
     const service = await platform.backend.getService(team, app);
     if (!service) {
-      if (!(await platform.backend.getTenant(team))) throw new NotFound(`tenant not found: ${team}`);
-      throw new NotFound(`service not found: ${team}/${app}; the tenant's services: ${door.name({ tool: 'platform_list_services', arguments: { team } })}`);
+      if (!(await platform.backend.getTenant(team))) throw await tenantNotFound(platform.backend, identity, team);
+      const list = door.name({ tool: 'platform_list_services', arguments: { team } });
+      const near = didYouMean(app, (await platform.backend.listServices(team)).map((s) => s.name));
+      throw new NotFound(`service not found: ${team}/${app}${near}${near ? ' The' : '; the'} tenant's services: ${list}`);
     }
     return diagnose(platform, identity, door, service);
   },

@@ -7,7 +7,6 @@ import { Forbidden } from '../core/errors.js';
 import { protectedResourceMetadataUrl } from '../core/names.js';
 import type { Platform } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
-import type { Config } from '../config.js';
 import { authorize } from './access.js';
 import type { AnyStream, AnyTool, StreamEvent, ToolContext, ToolSettings, WriteLimiter } from './define.js';
 import type { Door } from '../core/operations/index.js';
@@ -39,11 +38,27 @@ export function outputJson(output: unknown): string {
   return json;
 }
 
+/**
+ * The settings invoke() reads, named as in `config.ts`: `readOnly` here, the rest becomes the {@link ToolSettings}
+ * handed to handlers. Never the whole configuration, which holds secrets.
+ */
+export interface InvokeConfig {
+  /** `PDS_READ_ONLY`: refuse every write tool. */
+  readOnly: boolean;
+  /** `PDS_BASE_URL`, e.g. `https://pds.example.com`. */
+  baseUrl: string;
+  /** `PDS_DOMAIN`. */
+  domain: string;
+  /** `PDS_WORKFLOW_NAMESPACE`. */
+  workflowNamespace: string;
+  /** `PDS_ARGOCD_NAMESPACE`. */
+  argocdNamespace: string;
+}
+
 /** What invoke() needs besides the call itself; built once by the composition root. */
 export interface InvokeDeps {
   platform: Platform;
-  /** Read here for `readOnly` and the {@link ToolSettings} handed to handlers; handlers never see the rest. */
-  config: Config;
+  config: InvokeConfig;
   confirmSecret: Uint8Array;
   /** The 20/min per-user write budget; absent means unlimited (tests, stdio without a server). */
   writeLimiter?: WriteLimiter;
@@ -125,9 +140,9 @@ export async function invokeStream(
   })();
 }
 
-const settingsByConfig = new WeakMap<Config, ToolSettings>();
+const settingsByConfig = new WeakMap<InvokeConfig, ToolSettings>();
 /** The part of the configuration handlers read, made once per configuration. */
-function settingsOf(config: Config): ToolSettings {
+function settingsOf(config: InvokeConfig): ToolSettings {
   let settings = settingsByConfig.get(config);
   if (!settings) {
     const namespaces = Object.freeze({ workflows: config.workflowNamespace, argocd: config.argocdNamespace });

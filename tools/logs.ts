@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { LogLine, ServiceName, TeamName } from '../core/model.js';
 import { defineTool } from './define.js';
+import { withNearService } from './not-found.js';
 
 /** Most lines one call returns. */
 export const MAX_LOG_LINES = 1000;
@@ -54,8 +55,12 @@ export const getLogs = defineTool({
   kind: 'read',
   toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: true },
-  handler: async ({ team, app, lines, since }, { platform }) => {
-    const result = await platform.backend.logs(team, app, { lines, sinceSeconds: durationSeconds(since)! });
+  handler: async ({ team, app, lines, since }, { platform, identity }) => {
+    const result = await platform.backend
+      .logs(team, app, { lines, sinceSeconds: durationSeconds(since)! })
+      .catch(async (err: unknown) => {
+        throw await withNearService(err, platform, identity, team, app);
+      });
     return { team, app, lines: result.lines, count: result.lines.length, note: result.note };
   },
 });

@@ -17,7 +17,7 @@ interface PromptEntry {
 }
 
 /** A tool call in the words an MCP agent reads. */
-const call = (tool: string, args: Record<string, string>): string => MCP_DOOR.name({ tool, arguments: args } satisfies NextCall);
+const call = (tool: string, args: Record<string, string | number>): string => MCP_DOOR.name({ tool, arguments: args } satisfies NextCall);
 
 const ENTRIES: readonly PromptEntry[] = [
   {
@@ -39,7 +39,7 @@ const ENTRIES: readonly PromptEntry[] = [
         `Onboard the repository ${repo} as service ${service} of tenant ${team} on pds, step by step:`,
         `1. Make sure pds may build it: ${call('platform_list_repos', { team })}. If ${repo} is missing, call ${call('platform_grant_repo_access', { team_name: team, repo })}, ask me to open the URL it returns and install the app, then ${call('platform_sync_repos', { team })}.`,
         `2. Prepare the repository: ${call('platform_scaffold_repository', { team_name: team, component_name: service, dockerfile_repo: repo })} returns the Dockerfile, .dockerignore and .github/workflows/ci.yml with its deploy job, the onboarding parameters and a checklist. Add the files it lists (show me what changes), and tell me to create the PLATFORM_GITHUB_TOKEN secret.`,
-        `3. Onboard with the parameters it returned, waiting for the outcome: ${call('platform_deploy_service', { action: 'onboard', team_name: team, component_name: service, dockerfile_repo: repo, git_tag: '0.1.0', port: '<port from step 2>', wait_seconds: '45' })}. If the answer says "settled": false, wait again with platform_get_workflow and wait_seconds.`,
+        `3. Onboard with the parameters it returned, waiting for the outcome: ${call('platform_deploy_service', { action: 'onboard', team_name: team, component_name: service, dockerfile_repo: repo, git_tag: '0.1.0', port: '<port from step 2>', wait_seconds: 45 })}. If the answer says "settled": false, wait again with platform_get_workflow and wait_seconds.`,
         `4. On success check ${call('platform_get_status', { team, app: service })}; on failure the answer names the failed step and its log tail: run ${call('platform_diagnose_service', { team, app: service })} and tell me what failed.`,
         'Refusals come back at once with what to fix; do not retry a refused call unchanged.',
       ].join('\n');
@@ -87,7 +87,7 @@ const ENTRIES: readonly PromptEntry[] = [
         `Roll service ${team}/${app} back:`,
         `1. ${call('platform_get_service', { team, app })}: the tag it runs now.`,
         `2. ${pick} Tell me the current and the target tag before going on.`,
-        `3. ${call('platform_rollback_service', { team_name: team, component_name: app, target_tag: a.tag ?? '<target tag>', wait_seconds: '45' })} (a tag it never ran is refused at once).`,
+        `3. ${call('platform_rollback_service', { team_name: team, component_name: app, target_tag: a.tag ?? '<target tag>', wait_seconds: 45 })} (a tag it never ran is refused at once).`,
         `4. Once it settled (wait again with platform_get_workflow and wait_seconds if not), ${call('platform_get_status', { team, app })} must say Synced and Healthy.`,
       ].join('\n');
     },

@@ -1,6 +1,6 @@
 /**
  * The MCP face of the tools (DESIGN.md; MCP spec 2025-11-25 and 2026-07-28 "Tools"): the selected tools are listed
- * with title, description, JSON Schemas (converted once, at start-up) and annotations, and `tools/call` runs one
+ * as `tools/mcp-listing.ts` builds them (title, description, JSON Schemas, annotations), and `tools/call` runs one
  * through the caller-supplied `call` (invoke() in-process, or REST for `pds mcp` on stdio). `tools/mcp-http.ts` and
  * `tools/mcp-stdio.ts` serve the server built here; both protocol versions use the same instance.
  *
@@ -9,7 +9,7 @@
  * answers with its own), and a stateless request builds a server per request, which must not redo schema conversion.
  *
  * Errors: a `PlatformError` becomes a tool result with `isError: true` and its message (the agent can correct itself),
- * and its data (a confirmation request) as `structuredContent` where the listed output schema admits it; anything
+ * its code in `_meta` ({@link ERROR_CODE_META}), and its data (a confirmation request) as `structuredContent` where the listed output schema admits it; anything
  * else is logged and reported as `internal error` without detail. An {@link InputRequired} thrown by a handler — or by
  * `confirmingCaller`, which puts a confirmation request to the person — becomes MCP's `input_required` result
  * (2026-07-28 multi-round-trip; the SDK's shim serves it to 2025-11-25 stdio clients). Operation results link their
@@ -29,11 +29,9 @@ import {
   type Implementation,
   type InputRequiredResult,
   type ServerContext,
-  type Tool,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { z } from 'zod';
-import { InsufficientScope, isPlatformError, type PlatformError } from '../core/errors.js';
+import { InsufficientScope, isPlatformError, type ErrorCode, type PlatformError } from '../core/errors.js';
 import type { Identity } from '../auth/identity.js';
 import { requireScopes } from './scopes.js';
 import { createRequestStateCodec, type RequestStateCodec } from './request-state.js';
@@ -46,6 +44,10 @@ import { outputJson } from './invoke.js';
 import { complete } from './mcp-completions.js';
 import { getPrompt, PROMPTS } from './mcp-prompts.js';
 import { readResource, RESOURCE_TEMPLATES, RESOURCES, workflowLink } from './mcp-resources.js';
+import { unknownToolMessage, type ToolsetSelection } from './toolsets.js';
+import { readOnlyView, submitsWorkflow, toolListing } from './mcp-listing.js';
+
+export { toolListing } from './mcp-listing.js';
 
 /** Builds the MCP server for one request or connection (closing over the caller, its tools and its limits). */
 export type McpServerBuilder = () => Server;
@@ -58,6 +60,12 @@ export type ToolCaller = (tool: AnyTool, args: unknown, interaction: CallInterac
 
 /** Name and version of this MCP server (also the OpenAPI `info.version`). */
 export const SERVER_INFO = { name: 'pds', version: '0.1.0' } as const;
+
+/**
+ * The `_meta` key of an `isError` tool result that carries the error's stable code (`PlatformError.code`, e.g.
+ * `NOT_FOUND`): the code REST sends in `PDS-Error-Code`, the same over HTTP and stdio.
+ */
+export const ERROR_CODE_META = 'pds/errorCode';
 
 /** The pds icon (an SVG served at `/icon.svg`). */
 export const ICON_PATH = '/icon.svg';
@@ -92,99 +100,20 @@ export const INSTRUCTIONS =
 // The SDK would build an Ajv instance per Server (about 150 µs); stateless HTTP makes a Server per request, so share one.
 const schemaValidator = new AjvJsonSchemaValidator();
 
-type JsonSchema = { [key: string]: unknown };
-
-/**
- * A JSON Schema as listed: zod's output without what carries no information for a client — `$schema` (2020-12 is
- * MCP's default dialect), the ±2^53 bounds zod gives every integer, `propertyNames: {type: string}` (JSON keys are
- * strings) and, in output schemas, `additionalProperties: false` (a client must tolerate new result fields anyway)
- * and field descriptions (the tool description says what the result means and what to call next).
- */
-function listedSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  const strip = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(strip);
-    if (!node || typeof node !== 'object') return node;
-    const out: JsonSchema = {};
-    for (const [key, value] of Object.entries(node as JsonSchema)) {
-      if (key === '$schema') continue;
-      if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
-      if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
-      if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
-      if (io === 'output' && ((key === 'additionalProperties' && value === false) || (key === 'description' && typeof value === 'string'))) continue;
-      out[key] = strip(value);
-    }
-    return out;
-  };
-  return strip(z.toJSONSchema(schema, { io })) as Tool['inputSchema'];
-}
-
-/**
- * A tool's annotations as listed: `title` is the tool's own `title`, and `openWorldHint: true` and
- * `idempotentHint: false` are what MCP assumes when a hint is absent. `readOnlyHint` and `destructiveHint` are always
- * stated, so a client that does not apply the defaults still sees which tools change or destroy.
- */
-function listedAnnotations(tool: AnyTool): Tool['annotations'] {
-  const { title: _sameAsTitle, ...annotations } = tool.annotations;
-  if (annotations.openWorldHint === true) delete annotations.openWorldHint;
-  if (annotations.idempotentHint === false) delete annotations.idempotentHint;
-  return annotations;
-}
-
-/** Tools whose result is a submitted workflow (`workflowName` to follow): the result shape clients act on. */
-function submitsWorkflow(tool: AnyTool): boolean {
-  return tool.operation !== undefined || tool.dispatch !== undefined;
-}
-
-/**
- * The output schema a tool is listed with: its output's, or — for a tool whose `isError` results carry data
- * (`errorOutput`, a confirmation request) — one object schema that admits either shape: every property of both, and
- * `anyOf` the two `required` lists. MCP wants `type: "object"` at the root, and the v1 SDK client validates even error
- * results against it, so a union at the root would not do.
- */
-function listedOutputSchema(tool: AnyTool): Tool['outputSchema'] {
-  const output = listedSchema(tool.listedOutput ?? tool.output, 'output') as JsonSchema & { properties?: JsonSchema; required?: string[] };
-  if (!tool.errorOutput) return output as Tool['outputSchema'];
-  const error = listedSchema(tool.errorOutput, 'output') as JsonSchema & { properties?: JsonSchema; required?: string[] };
-  return {
-    type: 'object',
-    properties: { ...output.properties, ...error.properties },
-    anyOf: [{ required: output.required ?? [] }, { required: error.required ?? [] }],
-  } as Tool['outputSchema'];
-}
-
-const listings = new WeakMap<readonly AnyTool[], Tool[]>();
-/**
- * The `tools/list` entries for a set of tools (MCP spec "Tools": name, title, description, `inputSchema`,
- * annotations), converted once per tool set and cached. Only tools that submit a workflow list an `outputSchema`:
- * their result is what a client acts on (the workflow to follow); every other result is self-describing JSON whose
- * schema is in `/openapi.yaml`. Every result still carries `structuredContent`. This keeps the default toolsets'
- * listing within the 24 KB budget of issue 11 (test/e2e/mcp-toolsets.test.ts prints the sizes).
- */
-export function toolListing(tools: readonly AnyTool[]): Tool[] {
-  let listing = listings.get(tools);
-  if (!listing) {
-    listing = tools.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: listedSchema(tool.input, 'input'),
-      ...(submitsWorkflow(tool) && { outputSchema: listedOutputSchema(tool) }),
-      annotations: listedAnnotations(tool),
-    }));
-    listings.set(tools, listing);
-  }
-  return listing;
-}
-
 /**
  * Render a thrown error as a tool result an agent can read: its message, and its data (a confirmation request's
  * `{ confirm, expiresAt, plan }`) as `structuredContent` — unless `tool` lists an output schema that does not admit
- * it (see {@link listedOutputSchema}), because the v1 SDK client validates error results against it and would throw.
+ * it (see `listedOutputSchema` in `tools/mcp-listing.ts`), because the v1 SDK client validates error results against it and would throw.
  */
 export function errorResult(err: unknown, log: Logger = silentLogger, tool?: AnyTool): CallToolResult {
   if (isPlatformError(err)) {
     const admitted = err.data && (!tool || !submitsWorkflow(tool) || tool.errorOutput);
-    return { isError: true, content: [{ type: 'text', text: err.message }], ...(admitted && { structuredContent: { ...err.data } }) };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: err.message }],
+      ...(admitted && { structuredContent: { ...err.data } }),
+      _meta: { [ERROR_CODE_META]: err.code },
+    };
   }
   log.error({ err }, 'unexpected error in a tool call');
   return { isError: true, content: [{ type: 'text', text: 'internal error' }] };
@@ -211,13 +140,13 @@ export interface ToolCallAnswer {
  * single `tools/call` request. A 2026-07-28 request (its `_meta` names the protocol version) gets the `resultType`
  * that revision requires; the server identity `_meta` is a SHOULD and is left out.
  */
-function toolCallAnswer(body: unknown, message: string): ToolCallAnswer | undefined {
+function toolCallAnswer(body: unknown, message: string, code: ErrorCode): ToolCallAnswer | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const request = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown> } };
   if (request.jsonrpc !== '2.0' || request.method !== 'tools/call') return undefined;
   if (typeof request.id !== 'string' && typeof request.id !== 'number') return undefined;
   const modern = typeof request.params?._meta?.[PROTOCOL_VERSION_META_KEY] === 'string';
-  const result: ToolCallAnswer['result'] = { isError: true, content: [{ type: 'text', text: message }] };
+  const result: ToolCallAnswer['result'] = { isError: true, content: [{ type: 'text', text: message }], _meta: { [ERROR_CODE_META]: code } };
   return { jsonrpc: '2.0', id: request.id, result: modern ? { ...result, resultType: 'complete' } : result };
 }
 
@@ -228,7 +157,7 @@ function toolCallAnswer(body: unknown, message: string): ToolCallAnswer | undefi
  * @param body the parsed HTTP body.
  */
 export function refusedToolCall(body: unknown, err: PlatformError): ToolCallAnswer | undefined {
-  return toolCallAnswer(body, err.message);
+  return toolCallAnswer(body, err.message, err.code);
 }
 
 /** Where `value` holds a `__proto__` key, as a dotted path (`parameters.__proto__`), or `undefined`. Iterative. */
@@ -253,7 +182,7 @@ function protoKeyPath(value: unknown): string | undefined {
  */
 export function protoKeyToolCall(body: unknown): ToolCallAnswer | undefined {
   const path = protoKeyPath((body as { params?: { arguments?: unknown } } | null)?.params?.arguments);
-  return path === undefined ? undefined : toolCallAnswer(body, `invalid parameters: ${path}: "__proto__" is not allowed as a parameter name`);
+  return path === undefined ? undefined : toolCallAnswer(body, `invalid parameters: ${path}: "__proto__" is not allowed as a parameter name`, 'INVALID_PARAMS');
 }
 
 /**
@@ -309,13 +238,6 @@ function stateCodec(secret: Uint8Array): RequestStateCodec<SealedState> {
   return codec;
 }
 
-const readTools = new WeakMap<readonly AnyTool[], AnyTool[]>();
-/** The `read` tools of a set, computed once per set (so its listing is cached too). */
-function readOnlyView(tools: readonly AnyTool[]): AnyTool[] {
-  let view = readTools.get(tools);
-  if (!view) readTools.set(tools, (view = tools.filter((t) => t.kind === 'read')));
-  return view;
-}
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -328,6 +250,11 @@ export interface McpServerOptions {
   caller: string;
   /** Key (≥ 32 bytes) that seals `requestState` of `input_required` answers; the same on every replica. */
   stateSecret: Uint8Array;
+  /**
+   * How this session's toolsets were selected, so a call to a tool of another set names that set and how to select
+   * it (issue 19 item 5); without it, such a call is answered like any unknown tool.
+   */
+  toolsets?: ToolsetSelection;
 }
 
 /** The {@link CallInteraction} of one `tools/call`, over the SDK's request context. */
@@ -354,8 +281,8 @@ function interactionOf(server: Server, ctx: ServerContext, sealed: SealedState |
 
 /**
  * An MCP server (one per connection or, for stateless HTTP, per request) that lists `tools` and calls them through
- * `call`. A name outside `tools` (another toolset, or none) is an unknown tool. Cheap to construct: no schema work
- * happens here.
+ * `call`. A name outside `tools` is an unknown tool; one of another toolset is answered with that set and how to
+ * select it (`options.toolsets`). Cheap to construct: no schema work happens here.
  */
 export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, options: McpServerOptions): Server {
   const byName = toolIndex(tools);
@@ -382,7 +309,7 @@ export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, opt
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      return { isError: true, content: [{ type: 'text', text: `unknown tool "${request.params.name}"; see tools/list` }] };
+      return { isError: true, content: [{ type: 'text', text: unknownToolMessage(request.params.name, options.toolsets) }] };
     }
     const sealed = ctx.mcpReq.requestState<SealedState>();
     if (sealed && (sealed.tool !== tool.name || sealed.caller !== options.caller)) {

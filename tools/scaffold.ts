@@ -12,7 +12,7 @@ import {
   TemplateParam,
   listPatterns,
   listTemplates as templateCatalogue,
-  pythonEntryCandidates,
+  routeSourceCandidates,
   scaffold,
   type RepoSnapshot,
 } from '../templates/index.js';
@@ -36,7 +36,7 @@ const ScaffoldInput = z.object({
     .record(z.string().max(1000), z.string().max(200_000))
     .optional()
     .describe(
-      'Text of files to inspect, by path: package.json, pyproject.toml, go.mod, requirements.txt, and for Python the module holding the app, e.g. {"package.json": "{\\"name\\": \\"web\\", \\"scripts\\": {\\"start\\": \\"node server.js\\"}}"}',
+      'Text of files to inspect, by path: package.json, pyproject.toml, go.mod, requirements.txt, and entry files (main.py, server.js, main.go), e.g. {"package.json": "{\\"name\\": \\"web\\", \\"scripts\\": {\\"start\\": \\"node server.js\\"}}"}',
     ),
   dockerfile_repo: field.dockerfile_repo.describe(
     'Repository "<owner>/<repo>", e.g. "acme/web". Without files, pds reads the file list and manifests through the code-host app (the repository must be registered for team_name). Always used in the onboarding parameters',
@@ -45,7 +45,7 @@ const ScaffoldInput = z.object({
   pattern: field.pattern.describe(
     'Deploy trigger: "continuous" (push to main deploys), "tag" (tag X.Y.Z deploys), "manual" (workflow_dispatch), "hybrid" (main validates, tags deploy), e.g. "tag"',
   ),
-  health_check_path: field.health_check_path.describe('Probe path when the app does not serve /healthz, e.g. "/health"; the image health check uses it too'),
+  health_check_path: field.health_check_path.describe('Probe path, e.g. "/health", also of the image health check. Default: the route the app declares'),
   entry: field.entry.describe(
     'What the image starts, when detection guessed wrong: JS entry script, Python "<module>:<app>", Go package or static output directory, e.g. "src/server.js", "app.main:app", "./cmd/api", "build"',
   ),
@@ -70,7 +70,7 @@ const ScaffoldOutput = z.object({
         exists: z.boolean().describe('The repository already has this path; adding the file replaces it'),
       }),
     )
-    .describe('Every file to add: Dockerfile, .dockerignore, .github/workflows/ci.yml (and nginx.conf for static)'),
+    .describe('Every file to add: Dockerfile, .dockerignore, CI workflow, dependabot.yml (nginx.conf for static)'),
   onboarding: z
     .object({
       action: z.literal('onboard'),
@@ -100,8 +100,8 @@ async function readRepository(repo: string, team: string, ctx: ToolContext): Pro
   }
   const tree = await ctx.platform.codeHost.readTree(repo, { read: [...MANIFESTS] });
   const contents: Record<string, string> = { ...tree.files };
-  const python = tree.paths.includes('pyproject.toml') || tree.paths.includes('requirements.txt');
-  const entries = python ? pythonEntryCandidates(tree.paths).slice(0, 8) : [];
+  // The modules that may hold a Python app and the entry files that may declare the health route.
+  const entries = routeSourceCandidates(tree.paths);
   if (entries.length) Object.assign(contents, (await ctx.platform.codeHost.readTree(repo, { read: entries })).files);
   return { paths: tree.paths, contents };
 }

@@ -4,6 +4,7 @@ import { NotFound } from '../core/errors.js';
 import { Service, ServiceName, Status, TeamName } from '../core/model.js';
 import { requireTenantAccess, visibleTenants } from './access.js';
 import { defineTool } from './define.js';
+import { tenantNotFound, withNearService } from './not-found.js';
 
 const Team = TeamName.describe('Tenant name, e.g. "acme"');
 const App = ServiceName.describe('Service name within the tenant, e.g. "web"');
@@ -27,7 +28,7 @@ export const listServices = defineTool({
     if (team) {
       await requireTenantAccess(platform.backend, identity, team, 'viewer');
       // A platform admin passes access for any name; a tenant that does not exist is then 404, as for its detail.
-      if (identity.admin && !(await platform.backend.getTenant(team))) throw new NotFound(`tenant not found: ${team}`);
+      if (identity.admin && !(await platform.backend.getTenant(team))) throw await tenantNotFound(platform.backend, identity, team);
       items = await platform.backend.listServices(team);
     } else {
       const visible = await visibleTenants(platform.backend, identity);
@@ -50,9 +51,9 @@ export const getService = defineTool({
   kind: 'read',
   toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: false },
-  handler: async ({ team, app }, { platform }) => {
+  handler: async ({ team, app }, { platform, identity }) => {
     const service = await platform.backend.getService(team, app);
-    if (!service) throw new NotFound(`service not found: ${team}/${app}`);
+    if (!service) throw await withNearService(new NotFound(`service not found: ${team}/${app}`), platform, identity, team, app);
     return service;
   },
 });
@@ -71,7 +72,13 @@ export const getStatus = defineTool({
   kind: 'read',
   toolset: 'observe',
   annotations: { idempotentHint: true, openWorldHint: true },
-  handler: ({ team, app }, { platform }) => platform.backend.status(team, app),
+  handler: async ({ team, app }, { platform, identity }) => {
+    try {
+      return await platform.backend.status(team, app);
+    } catch (err) {
+      throw await withNearService(err, platform, identity, team, app);
+    }
+  },
 });
 
 export const serviceTools = [listServices, getService, getStatus] as const;

@@ -1,8 +1,8 @@
 /** Tenants (`docs/api.md#tenants`): the admin-only list and one tenant with its services. */
 import { z } from 'zod';
-import { NotFound } from '../core/errors.js';
 import { Service, TeamName, Tenant, TenantDetail } from '../core/model.js';
 import { defineTool } from './define.js';
+import { tenantNotFound } from './not-found.js';
 
 export const listTenants = defineTool({
   name: 'platform_list_tenants',
@@ -37,9 +37,9 @@ export const getTenant = defineTool({
   kind: 'read',
   toolset: 'tenants',
   annotations: { idempotentHint: true, openWorldHint: false },
-  handler: async ({ name }, { platform }) => {
+  handler: async ({ name }, { platform, identity }) => {
     const tenant = await platform.backend.getTenant(name);
-    if (!tenant) throw new NotFound(`tenant not found: ${name}`);
+    if (!tenant) throw await tenantNotFound(platform.backend, identity, name);
     const { name: n, displayName, quotas, members } = tenant;
     return { tenant: { name: n, displayName, quotas, members }, services: await platform.backend.listServices(name) };
   },

@@ -82,3 +82,39 @@ export function toolsIn(tools: readonly AnyTool[], sets: readonly Toolset[], rea
   }
   return selected;
 }
+
+/** Where a session's toolsets come from, for refusals that say how to select another set. */
+export interface ToolsetSelection {
+  /** Every tool pds has (the inventory the selection was made from). */
+  inventory: readonly AnyTool[];
+  /** The sets this session selected. */
+  selected: readonly Toolset[];
+  /** The sets the operator allows (`PDS_TOOLSETS`). */
+  allowed: readonly Toolset[];
+  /**
+   * How this door selects sets, given the selection to ask for (`"observe,deploy,tenants"`), e.g.
+   * `` (s) => `?toolsets=${s} on the MCP URL` ``.
+   */
+  howToSelect: (sets: string) => string;
+}
+
+/**
+ * The answer to a `tools/call` naming a tool this session does not list.
+ * @returns for a tool of another set: `unknown tool "platform_create_tenant" in this session: it is in the "tenants"
+ *   toolset, which this session did not select (selected: observe, deploy, repos, scaffold); select it with
+ *   ?toolsets=observe,deploy,repos,scaffold,tenants on the MCP URL …`, or that the operator does not enable the set
+ *   (`PDS_TOOLSETS`); for a name no set has, `unknown tool "<name>"; see tools/list`.
+ */
+export function unknownToolMessage(name: string, selection?: ToolsetSelection): string {
+  const tool = selection?.inventory.find((t) => t.name === name);
+  if (!selection || !tool || selection.selected.includes(tool.toolset)) return `unknown tool "${name}"; see tools/list`;
+  const where = `unknown tool "${name}" in this session: it is in the "${tool.toolset}" toolset`;
+  if (!selection.allowed.includes(tool.toolset)) {
+    return `${where}, which this pds does not enable (PDS_TOOLSETS allows ${selection.allowed.join(', ')}); an operator enables it`;
+  }
+  const wanted = TOOLSETS.filter((t) => t === tool.toolset || selection.selected.includes(t)).join(',');
+  return (
+    `${where}, which this session did not select (selected: ${selection.selected.join(', ')}); ` +
+    `select it with ${selection.howToSelect(wanted)}, then call it again`
+  );
+}

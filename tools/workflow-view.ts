@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { PlatformError } from '../core/errors.js';
 import { previewName, serviceHost } from '../core/names.js';
+import { WorkflowStep } from '../core/model.js';
 import type { Platform, WorkflowEngine, WorkflowRun } from '../core/ports.js';
 import type { CallInteraction } from './interaction.js';
 
@@ -31,13 +32,6 @@ export const WaitSeconds = z.coerce
 export const WorkflowPhase = z.enum(['submitted', 'running', 'succeeded', 'failed']);
 export type WorkflowPhase = z.infer<typeof WorkflowPhase>;
 
-export const WorkflowStep = z.object({
-  name: z.string(),
-  status: z.enum(['pending', 'running', 'succeeded', 'failed', 'skipped']),
-  startedAt: z.string().optional(),
-  finishedAt: z.string().optional(),
-  message: z.string().optional(),
-});
 
 /** The failed step of a failed workflow: its name, message and the last lines of its log. */
 export const FailedStep = z.object({

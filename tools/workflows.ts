@@ -1,18 +1,19 @@
 /** Workflow progress and the audit trail (`docs/api.md#workflows-and-audit`). */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
-import { AuditEntry, ServiceName, TeamName } from '../core/model.js';
+import { AuditEntry, ServiceName, TeamName, WorkflowStep } from '../core/model.js';
+import { didYouMean } from '../core/near.js';
 import { isOperationId, OPERATION_IDS } from '../core/operations/index.js';
 import type { AuditRecord, AuditVisibility, Platform, TenantRef, WorkflowRun } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import { requireTenantAccess, roleAllows, roleIn, visibleTenants } from './access.js';
 import { defineTool, type StreamDefinition } from './define.js';
+import { tenantNotFound } from './not-found.js';
 import {
   WaitOutcome,
   WaitSeconds,
   WorkflowEvent,
   WorkflowPhase,
-  WorkflowStep,
   settledDetails,
   viewPhase,
   waitForWorkflow,
@@ -43,18 +44,22 @@ export async function visibilityOf(platform: Platform, identity: Identity): Prom
  * The audit entry of workflow `name`, when `identity` may read it: its caller, a platform admin, or a viewer or more of
  * the tenant it belongs to (by the tenant's current identity, not a deleted tenant that had the same name).
  * @throws NotFound `workflow not found: <name>` both for no such workflow and for one the caller may not see, so
- *   workflow names of other tenants cannot be probed.
+ *   workflow names of other tenants cannot be probed; with close names of workflows it may read (`; did you mean …?`).
  */
 export async function readableAudit(platform: Platform, identity: Identity, name: string): Promise<AuditRecord> {
   const audit = await platform.audit.get(name);
-  const notFound = new NotFound(`workflow not found: ${name}`);
-  if (!audit) throw notFound;
+  // The names it suggests (issue 19 item 5) are of workflows the caller may read, so none of another tenant leaks.
+  const notFound = async () => {
+    const seen = await platform.workflows.list({ visible: await visibilityOf(platform, identity), limit: MAX_WORKFLOWS });
+    return new NotFound(`workflow not found: ${name}${didYouMean(name, seen.map((r) => r.name), { maxDistance: 2 })}`);
+  };
+  if (!audit) throw await notFound();
   if (!identity.admin && audit.userId !== identity.userId) {
     const team = audit.parameters.team_name ?? '';
     const tenant = await platform.backend.getTenant(team);
-    if (!roleAllows(roleIn(tenant, identity), 'viewer')) throw notFound;
+    if (!roleAllows(roleIn(tenant, identity), 'viewer')) throw await notFound();
     const ref = await platform.backend.getTenantRef(team);
-    if (!ref || audit.tenantUid !== ref.uid) throw notFound;
+    if (!ref || audit.tenantUid !== ref.uid) throw await notFound();
   }
   return audit;
 }
@@ -189,7 +194,7 @@ export const listWorkflows = defineTool({
     if (service && !team) throw new InvalidParams('service: needs team, e.g. team=acme&service=web (a service name is unique within its tenant)');
     if (team) {
       await requireTenantAccess(platform.backend, identity, team, 'viewer');
-      if (identity.admin && !(await platform.backend.getTenant(team))) throw new NotFound(`tenant not found: ${team}`);
+      if (identity.admin && !(await platform.backend.getTenant(team))) throw await tenantNotFound(platform.backend, identity, team);
     }
     const runs = await platform.workflows.list({ visible: await visibilityOf(platform, identity), tenant: team, service, operation, limit });
     const items = runs.map((run) => ({

@@ -8,14 +8,9 @@
  */
 import { Octokit } from '@octokit/rest';
 import { Unauthenticated, Unavailable } from '../../core/errors.js';
+import type { GitHubTokenOwner, GitHubUserLookup } from '../../core/ports.js';
 
-/** The token's owner and its granted scopes, as GitHub reports them. */
-export interface GitHubTokenOwner {
-  /** GitHub login, e.g. `octocat`. */
-  login: string;
-  /** Granted OAuth scopes, e.g. `['read:user', 'repo']`; empty when the header is absent. */
-  scopes: string[];
-}
+export type { GitHubTokenOwner, GitHubUserLookup } from '../../core/ports.js';
 
 export interface GitHubUserLookupOptions {
   /** API root without trailing slash (`PDS_GITHUB_API_URL`), e.g. `https://api.github.com`. */
@@ -26,8 +21,6 @@ export interface GitHubUserLookupOptions {
   timeoutMs?: number;
 }
 
-/** Looks up the owner of a token; see {@link createGitHubUserLookup}. */
-export type GitHubUserLookup = (token: string) => Promise<GitHubTokenOwner>;
 
 /**
  * @example

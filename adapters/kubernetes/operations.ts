@@ -5,6 +5,7 @@
  * of its parameters. The WorkflowTemplate named as the operation does the work.
  */
 import type { OperationId, OperationParams } from '../../core/operations/index.js';
+import { parameterStrings } from '../../core/operations/parameters.js';
 import { applicationName, imageRef, previewName, serviceHost } from '../../core/names.js';
 
 /** What one Workflow is submitted with. */
@@ -30,15 +31,6 @@ export interface ArgumentContext {
 export type ArgumentFactory<K extends OperationId> = (params: OperationParams<K>, ctx: ArgumentContext) => WorkflowArguments;
 export type ClusterOperationTable = { readonly [K in OperationId]: ArgumentFactory<K> };
 
-/** The operation's parameters as strings, without the secret ones and without absent ones. */
-function plain(params: object, secret: readonly string[] = []): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(params)) {
-    if (value === undefined || secret.includes(name)) continue;
-    out[name] = String(value);
-  }
-  return out;
-}
 
 /** The Secret that carries a Workflow's environment: `<workflow>-env`. */
 export function envSecretName(workflowName: string): string {
@@ -47,7 +39,7 @@ export function envSecretName(workflowName: string): string {
 
 export const clusterOperations: ClusterOperationTable = {
   'deploy-service': (p, ctx) => {
-    const base = { ...plain(p, ['env_vars']), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) };
+    const base = { ...parameterStrings(p, ['env_vars']), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) };
     switch (p.action) {
       case 'onboard':
         return {
@@ -66,17 +58,17 @@ export const clusterOperations: ClusterOperationTable = {
         };
     }
   },
-  'create-tenant': (p, ctx) => ({ parameters: { ...plain(p), tenant_uid: ctx.tenantUid } }),
-  'delete-tenant': (p, ctx) => ({ parameters: { ...plain(p), tenant_uid: ctx.tenantUid } }),
+  'create-tenant': (p, ctx) => ({ parameters: { ...parameterStrings(p), tenant_uid: ctx.tenantUid } }),
+  'delete-tenant': (p, ctx) => ({ parameters: { ...parameterStrings(p), tenant_uid: ctx.tenantUid } }),
   'provision-database': (p, ctx) => ({
-    parameters: { ...plain(p), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) },
+    parameters: { ...parameterStrings(p), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) },
   }),
   'retire-service': (p, ctx) => ({
-    parameters: { ...plain(p), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) },
+    parameters: { ...parameterStrings(p), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) },
   }),
   'rollback-service': (p, ctx) => ({
     parameters: {
-      ...plain(p),
+      ...parameterStrings(p),
       tenant_uid: ctx.tenantUid,
       application: applicationName(p.team_name, p.component_name),
       image: imageRef(ctx.registry, p.team_name, p.component_name, p.target_tag),
@@ -86,7 +78,7 @@ export const clusterOperations: ClusterOperationTable = {
     const preview = previewName(p.component_name, p.image_tag);
     return {
       parameters: {
-        ...plain(p),
+        ...parameterStrings(p),
         tenant_uid: ctx.tenantUid,
         application: applicationName(p.team_name, p.component_name),
         preview_name: preview,
@@ -99,7 +91,7 @@ export const clusterOperations: ClusterOperationTable = {
   'preview-delete': (p, ctx) => {
     const preview = previewName(p.component_name, p.image_tag);
     return {
-      parameters: { ...plain(p), tenant_uid: ctx.tenantUid, preview_name: preview, preview_application: applicationName(p.team_name, preview) },
+      parameters: { ...parameterStrings(p), tenant_uid: ctx.tenantUid, preview_name: preview, preview_application: applicationName(p.team_name, preview) },
     };
   },
 };

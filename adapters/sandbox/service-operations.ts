@@ -158,7 +158,10 @@ export function updateConfig(p: Action<'update-config'>, state: Readonly<Sandbox
   };
 }
 
-/** `rollback-service`: redeploy `target_tag`, which must have been deployed to the service before. */
+/**
+ * `rollback-service`: redeploy `target_tag`. Whether the tag ran on the service before is decided once, at the door,
+ * from the audit trail (`requireDeployedTag` in `core/operations/preflight.ts`); the sandbox trusts the door.
+ */
 export function rollback(p: OperationParams<'rollback-service'>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
   const { team_name: team, component_name: app, target_tag: tag } = p;
   const known = state.services[serviceKey(team, app)];
@@ -172,13 +175,6 @@ export function rollback(p: OperationParams<'rollback-service'>, state: Readonly
           liveTenant(ctx.state, team);
           const service = liveService(ctx.state, team, app);
           notPreview(service, 'rollback-service');
-          if (!service.deployedTags.includes(tag)) {
-            throw new Conflict(
-              service.deployedTags.length
-                ? `tag ${tag} was never deployed for ${team}/${app}; deployed tags: ${service.deployedTags.join(', ')}`
-                : `tag ${tag} was never deployed for ${team}/${app}; no tag has been deployed yet`,
-            );
-          }
           startRollout(service, ctx.run, `rolling back to ${tag}`);
           ctx.log(`rolling back ${team}/${app} from ${service.imageTag || 'nothing'} to ${tag}; image ${imageRef(env, team, app, tag)} is in the registry`);
         },

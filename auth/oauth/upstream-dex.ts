@@ -5,10 +5,10 @@
  */
 import * as oidc from 'openid-client';
 import { userIdOf, type UserClaim } from '../external-jwt.js';
-import type { Upstream, UpstreamOptions } from './upstream.js';
+import type { SignInProvider, SignInProviderOptions } from './upstream.js';
 import { upstreamError } from './upstream-errors.js';
 
-export interface DexUpstreamOptions extends UpstreamOptions {
+export interface DexSignInOptions extends SignInProviderOptions {
   /** `PDS_AUTH_URL`; the issuer is `{authUrl}/api/dex`. */
   authUrl: string;
   userClaim: UserClaim;
@@ -20,7 +20,7 @@ const DEX_SCOPES = 'openid email profile groups';
 /**
  * @example const dex = dexUpstream({ authUrl, clientId: 'pds', clientSecret, userClaim: 'email' });
  */
-export function dexUpstream(options: DexUpstreamOptions): Upstream {
+export function dexUpstream(options: DexSignInOptions): SignInProvider {
   const issuer = new URL(`${options.authUrl}/api/dex`);
   let configuration: Promise<oidc.Configuration> | undefined;
   // Discovered once and kept; a failed discovery is retried at the next sign-in.

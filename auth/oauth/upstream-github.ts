@@ -5,13 +5,13 @@
  * the same lookup a PAT goes through, so a person is the same user with a PAT or through the browser.
  */
 import * as oidc from 'openid-client';
-import type { GitHubUserLookup } from '../../adapters/github/users.js';
-import type { Upstream, UpstreamOptions } from './upstream.js';
+import type { GitHubUserLookup } from '../../core/ports.js';
+import type { SignInProvider, SignInProviderOptions } from './upstream.js';
 import { upstreamError } from './upstream-errors.js';
 import { Unauthenticated } from '../../core/errors.js';
 import { isGitHubLogin } from '../../core/identity.js';
 
-export interface GitHubUpstreamOptions extends UpstreamOptions {
+export interface GitHubSignInOptions extends SignInProviderOptions {
   /** `PDS_GITHUB_OAUTH_URL`, e.g. `https://github.com`. */
   url: string;
   /** Who a GitHub token belongs to (`GET /user` on `PDS_GITHUB_API_URL`). */
@@ -21,7 +21,7 @@ export interface GitHubUpstreamOptions extends UpstreamOptions {
 /**
  * @example const github = githubUpstream({ url: 'https://github.com', clientId, clientSecret, lookup });
  */
-export function githubUpstream(options: GitHubUpstreamOptions): Upstream {
+export function githubUpstream(options: GitHubSignInOptions): SignInProvider {
   const server: oidc.ServerMetadata = {
     issuer: options.url,
     authorization_endpoint: `${options.url}/login/oauth/authorize`,

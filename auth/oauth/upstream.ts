@@ -6,19 +6,23 @@
  */
 
 /** What one sign-in attempt keeps between sending the person upstream and their return (opaque to the caller). */
-export interface UpstreamAttempt {
+export interface SignInAttempt {
   codeVerifier: string;
   state: string;
   nonce?: string;
 }
 
 /** The person as pds will know them. */
-export interface UpstreamIdentity {
+export interface SignInIdentity {
   userId: string;
   groups: string[];
 }
 
-export interface Upstream {
+/**
+ * A sign-in provider (Dex or GitHub) pds's authorization server sends people to. Named apart from the 502
+ * `Upstream` error of `core/errors.ts`, which is a different concept.
+ */
+export interface SignInProvider {
   /** `dex` or `github`: the path segment of its callback, `{base}/oauth/callback/{name}`. */
   readonly name: 'dex' | 'github';
   /** Button text on the sign-in page. */
@@ -27,17 +31,17 @@ export interface Upstream {
    * Where to send the browser, and the values to keep for {@link finish}.
    * @throws Unavailable when the upstream's metadata cannot be fetched.
    */
-  start(redirectUri: string): Promise<{ url: URL; attempt: UpstreamAttempt }>;
+  start(redirectUri: string): Promise<{ url: URL; attempt: SignInAttempt }>;
   /**
    * Complete the sign-in from the callback URL the browser arrived at.
    * @throws Unauthenticated when the upstream refused (error in the callback, bad code, a token without a usable user
    *   id); Unavailable when it cannot be reached.
    */
-  finish(callbackUrl: URL, attempt: UpstreamAttempt): Promise<UpstreamIdentity>;
+  finish(callbackUrl: URL, attempt: SignInAttempt): Promise<SignInIdentity>;
 }
 
-/** Options every upstream takes. */
-export interface UpstreamOptions {
+/** Options every sign-in provider takes. */
+export interface SignInProviderOptions {
   clientId: string;
   clientSecret: string;
   /** fetch for the upstream (tests, proxies). */

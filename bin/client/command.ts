@@ -28,8 +28,3 @@ export function teamApp(value: string): { team: string; app: string } {
   if (!match) throw usageError(`expected TEAM/APP, e.g. acme/web (got "${value}")`);
   return { team: match[1]!, app: match[2]! };
 }
-
-/** `/api/v1/<what>/{team}/{app}` with both parts encoded. */
-export function servicePath(what: string, target: { team: string; app: string }): string {
-  return `/api/v1/${what}/${encodeURIComponent(target.team)}/${encodeURIComponent(target.app)}`;
-}

@@ -1,11 +1,11 @@
 /**
  * A server-sent event stream of the REST API as the `pds` command reads it (e.g. `GET /api/v1/workflows/{name}/events`):
  * the session's base URL and bearer token, one refresh and retry on 401, the server's `{ "error" }` before the stream
- * as an {@link ApiError}, events parsed by eventsource-parser (WHATWG HTML "Server-sent events"), and a stream that
+ * as an `PlatformError` (`errorFromResponse` of `core/errors.ts`), events parsed by eventsource-parser (WHATWG HTML "Server-sent events"), and a stream that
  * stays silent longer than `idleMs` (no event, no heartbeat) treated as lost.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ApiError } from './api.js';
+import { errorFromResponse, type PlatformError } from '../../core/errors.js';
 import { CliError } from './errors.js';
 import type { Session } from './session.js';
 
@@ -17,7 +17,7 @@ export const IDLE_MS = 45_000;
  * @param path below the base URL, e.g. `/api/v1/workflows/deploy-service-x7k2p/events`.
  * @param signal stops reading at once (the promise then resolves).
  * @returns `true` when the server closed the stream, `false` when `signal` stopped it.
- * @throws ApiError for a refusal before the stream (the server's `{ "error" }` and status); CliError when the server
+ * @throws PlatformError for a refusal before the stream (the server's `{ "error" }` and status); CliError when the server
  *   cannot be reached or the stream is lost (silent longer than `idleMs`, or cut).
  */
 export async function readEvents(
@@ -66,8 +66,12 @@ export async function readEvents(
   }
 }
 
-/** The server's `{ "error" }` of a refused request as an {@link ApiError}, as `bin/client/api.ts` words it. */
-async function refusal(res: Response): Promise<ApiError> {
+/**
+ * The server's `{ "error" }` of a refused request as the `PlatformError` it stands for (its code from
+ * `PDS-Error-Code`), decoded as the shared REST client does (`tools/rest-client.ts`); `cliErrorOf` in
+ * `bin/client/api.ts` words it for the person.
+ */
+async function refusal(res: Response): Promise<PlatformError> {
   const text = await res.text();
   let message = `pds answered HTTP ${res.status}`;
   try {
@@ -76,5 +80,5 @@ async function refusal(res: Response): Promise<ApiError> {
   } catch {
     // not JSON: keep the status
   }
-  return new ApiError(message + (res.status === 401 ? ' (run "pds login")' : ''), res.status, res.headers);
+  return errorFromResponse(res.status, res.headers, message);
 }

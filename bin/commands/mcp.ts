@@ -31,8 +31,11 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   let tools;
+  let sets;
+  const inventory = checkedTools();
   try {
-    tools = toolsIn(checkedTools(), selectToolsets(config.toolsets, values.toolsets));
+    sets = selectToolsets(config.toolsets, values.toolsets);
+    tools = toolsIn(inventory, sets);
   } catch (err) {
     console.error(`pds mcp: ${(err as Error).message}`);
     return 2;
@@ -44,7 +47,15 @@ export async function run(argv: string[]): Promise<number> {
   const log = createLogger({ level: config.logLevel, destination: process.stderr });
   console.error(`pds mcp: serving over stdio; tool calls go to ${config.baseUrl}`);
   await serveMcpStdio(
-    () => createMcpServer(tools, call, { readOnly: config.readOnly, log, baseUrl: config.baseUrl, caller: 'stdio', stateSecret }),
+    () =>
+      createMcpServer(tools, call, {
+        readOnly: config.readOnly,
+        log,
+        baseUrl: config.baseUrl,
+        caller: 'stdio',
+        stateSecret,
+        toolsets: { inventory, selected: sets, allowed: config.toolsets, howToSelect: (s) => `pds mcp --toolsets ${s}` },
+      }),
     { log },
   );
   return 0;

@@ -7,12 +7,12 @@ import { readFile } from 'node:fs/promises';
 import { text as readAll } from 'node:stream/consumers';
 import { Command } from 'commander';
 import { parse } from 'yaml';
-import { callApi } from '../client/api.js';
+import { getTenantPolicy, listTenantEvents, setTenantPolicy } from '../../tools/governance.js';
+import type { ToolInput } from '../../tools/rest-client.js';
+import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
 import { usageError } from '../client/errors.js';
 import { print, type TableView } from '../client/output.js';
-
-const policyPath = (team: string, what: 'policy' | 'events') => `/api/v1/tenants/${encodeURIComponent(team)}/${what}`;
 
 /** One row per rule: approvals, each freeze window, promotion. */
 function rules(policy: any): TableView {
@@ -28,7 +28,8 @@ function rules(policy: any): TableView {
   return { head: ['rule', 'details'], rows };
 }
 
-async function readDocument(file: string): Promise<unknown> {
+/** The document in `file` as sent: the server validates it, so a wrong one is refused with the server's message. */
+async function readDocument(file: string): Promise<ToolInput<typeof setTenantPolicy>['policy']> {
   let text: string;
   try {
     text = file === '-' ? await readAll(process.stdin) : await readFile(file, 'utf8');
@@ -36,7 +37,7 @@ async function readDocument(file: string): Promise<unknown> {
     throw usageError(`cannot read ${file}: ${(err as Error).message}`);
   }
   try {
-    return parse(text) ?? {};
+    return (parse(text) ?? {}) as ToolInput<typeof setTenantPolicy>['policy'];
   } catch (err) {
     throw usageError(`${file} is not YAML or JSON: ${(err as Error).message}`);
   }
@@ -47,7 +48,7 @@ export function policyCommand() {
     .argument('<team>', 'the tenant, e.g. acme')
     .action(async (team: string, _o, command) => {
       const { session, format } = await contextOf(command);
-      const answer = await callApi(session, 'GET', policyPath(team, 'policy'));
+      const answer = await clientOf(session).call(getTenantPolicy, { name: team });
       print(format, answer.policy, rules);
     });
   const set = apiCommand('set', "replace a tenant's policy (tenant admins)")
@@ -55,7 +56,8 @@ export function policyCommand() {
     .requiredOption('-f, --file <file>', 'the policy as YAML or JSON; - reads standard input')
     .action(async (team: string, o: { file: string }, command) => {
       const { session, format } = await contextOf(command);
-      const answer = await callApi(session, 'PUT', policyPath(team, 'policy'), await readDocument(o.file));
+      const answer = await clientOf(session).call(setTenantPolicy, { name: team, policy: await readDocument(o.file) });
+      for (const warning of answer.warnings ?? []) process.stderr.write(`Warning: ${warning}\n`);
       print(format, answer.policy, rules);
     });
   const events = apiCommand('events', 'what happened in a tenant besides executions, newest first')
@@ -63,7 +65,7 @@ export function policyCommand() {
     .option('--limit <n>', 'how many (1 to 200)', '50')
     .action(async (team: string, o: { limit: string }, command) => {
       const { session, format } = await contextOf(command);
-      const list = await callApi(session, 'GET', `${policyPath(team, 'events')}?limit=${encodeURIComponent(o.limit)}`);
+      const list = await clientOf(session).call(listTenantEvents, { name: team, limit: o.limit });
       print(format, list, (l) => ({
         head: ['time', 'user', 'event', 'details'],
         rows: l.items.map((e: any) => [

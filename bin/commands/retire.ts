@@ -5,7 +5,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { apiCommand, contextOf, teamApp } from '../client/command.js';
-import { ApiError } from '../client/api.js';
+import { ConfirmationRequired } from '../../core/errors.js';
 import { CliError } from '../client/errors.js';
 import { executeOperation } from '../client/execute.js';
 
@@ -28,14 +28,14 @@ export function retireCommand() {
       const { team, app } = teamApp(target);
       const { session, format } = await contextOf(command);
       const parameters = { team_name: team, component_name: app };
-      let confirm: string | null;
+      let confirm: string;
       try {
         await executeOperation(session, format, 'retire-service', parameters);
         return; // a server that did not ask: nothing more to do
       } catch (err) {
-        confirm = err instanceof ApiError && err.status === 400 ? err.headers.get('pds-confirm') : null;
-        if (!confirm) throw err;
-        process.stderr.write(`${(err as ApiError).message}\n`);
+        if (!(err instanceof ConfirmationRequired)) throw err;
+        confirm = err.confirm;
+        process.stderr.write(`${err.message}\n`);
       }
       if (!o.yes && !(await confirmed(`Retire ${team}/${app}? This cannot be undone. [y/N] `))) {
         throw new CliError(`not retired: ${team}/${app} is unchanged`);

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { isPlatformError } from '../../core/errors.js';
 import { describeIssues } from '../../tools/validation.js';
 import { checkInside, OutsideWrite, writeInside } from '../write-inside.js';
-import { MANIFESTS, PATTERN_IDS, ScaffoldParameters, TEMPLATE_IDS, pythonEntryCandidates, scaffold, type ScaffoldPlan } from '../../templates/index.js';
+import { MANIFESTS, PATTERN_IDS, ScaffoldParameters, TEMPLATE_IDS, routeSourceCandidates, scaffold, type ScaffoldPlan } from '../../templates/index.js';
 
 /** One line for `pds --help`. */
 export const summary = 'add the Dockerfile and CI deploy job to a repo';
@@ -209,9 +209,9 @@ function listFiles(root: string): string[] {
   return out.sort();
 }
 
-/** Text of the manifests and, for Python, the modules that may hold the application. */
+/** Text of the manifests, the Python modules that may hold the application and the entry files that may declare the health route. */
 function readInspected(root: string, paths: string[]): Record<string, string> {
-  const wanted = [...MANIFESTS, '.nvmrc', ...pythonEntryCandidates(paths).slice(0, 8)];
+  const wanted = [...MANIFESTS, '.nvmrc', ...routeSourceCandidates(paths)];
   const present = new Set(paths);
   const contents: Record<string, string> = {};
   for (const p of wanted) {

@@ -9,7 +9,9 @@
  */
 import { styleText } from 'node:util';
 import ora, { type Ora } from 'ora';
-import { callApi } from '../client/api.js';
+import type { WorkflowStep } from '../../core/model.js';
+import { getWorkflow } from '../../tools/workflows.js';
+import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
 import { CliError, EXIT, usageError } from '../client/errors.js';
 import { readEvents } from '../client/events.js';
@@ -21,20 +23,8 @@ export const EXIT_INTERRUPTED = 130;
 /** Pause before following again when the server closed the stream without a settlement (e.g. it restarted), ms. */
 const RECONNECT_MS = 500;
 
-/** The workflow as `GET /api/v1/workflows/{name}` answers it (the fields read here). */
-interface WorkflowView {
-  workflow: string;
-  phase: string;
-  settled: boolean;
-}
-
-/** A step as the events carry it. */
-interface Step {
-  name: string;
-  status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
-  startedAt?: string;
-  finishedAt?: string;
-}
+/** A step as the events carry it (`core/model.ts`). */
+type Step = WorkflowStep;
 
 /** The data of a `step` event. */
 interface StepEvent {
@@ -152,7 +142,7 @@ class Progress {
 /**
  * Follow workflow `name` until it settles, `deadline` passes or `signal` aborts.
  * @returns the settled event, or `undefined` when time ran out or `signal` aborted.
- * @throws ApiError/CliError as {@link readEvents} does.
+ * @throws PlatformError/CliError as {@link readEvents} does.
  */
 async function follow(session: Session, name: string, progress: Progress, deadline: number, signal: AbortSignal): Promise<SettledEvent | undefined> {
   const path = `/api/v1/workflows/${encodeURIComponent(name)}/events`;
@@ -201,7 +191,7 @@ export function waitCommand() {
         throw new CliError(`stopped waiting; ${name} is still running on the server. Follow it again with: pds wait ${name}`, EXIT_INTERRUPTED);
       }
       // Scripts (-o json|yaml) get the API's own document of the workflow; people have had the step lines.
-      if (format !== 'table') print(format, await callApi<WorkflowView>(session, 'GET', `/api/v1/workflows/${encodeURIComponent(name)}`), () => ({ head: [], rows: [] }));
+      if (format !== 'table') print(format, await clientOf(session).call(getWorkflow, { name }), () => ({ head: [], rows: [] }));
       if (!settled) throw new CliError(`${name} is still running after ${o.timeout}; wait again with: pds wait ${name}`, EXIT.timedOut);
       if (settled.phase === 'failed') {
         const step = settled.failedStep;

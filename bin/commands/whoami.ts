@@ -4,14 +4,15 @@
  */
 import { decodeJwt } from 'jose';
 import { apiCommand, contextOf } from '../client/command.js';
-import { callApi } from '../client/api.js';
+import { listOperations } from '../../tools/operations/catalog.js';
+import { clientOf } from '../client/api.js';
 import { print } from '../client/output.js';
 
 export function whoamiCommand() {
   return apiCommand('whoami', 'show who you are signed in as').action(async (_options, command) => {
     const { session, format } = await contextOf(command);
     const token = await session.token();
-    await callApi(session, 'GET', '/api/v1/operations'); // refused (401) when the server does not accept the token
+    await clientOf(session).call(listOperations, {}); // refused (401) when the server does not accept the token
     let claims: { sub?: string; scope?: string; exp?: number; iss?: string } = {};
     try {
       claims = decodeJwt(await session.token());

@@ -2,7 +2,8 @@
  * `pds workflows [--team T] [--service APP] [--operation OP] [--limit N]`: the workflow history, newest first
  * (`GET /api/v1/workflows`); with `--team` and `--service`, a service's deploy history.
  */
-import { callApi } from '../client/api.js';
+import { listWorkflows, MAX_WORKFLOWS } from '../../tools/workflows.js';
+import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
 import { usageError } from '../client/errors.js';
 import { print } from '../client/output.js';
@@ -12,15 +13,11 @@ export function workflowsCommand() {
     .option('--team <team>', 'only this tenant, e.g. acme')
     .option('--service <app>', 'with --team: only this service, e.g. web')
     .option('--operation <name>', 'only this operation, e.g. deploy-service')
-    .option('--limit <n>', 'how many, 1-100', '20')
+    .option('--limit <n>', `how many, 1-${MAX_WORKFLOWS}`, '20')
     .action(async (o: { team?: string; service?: string; operation?: string; limit: string }, command) => {
       if (o.service && !o.team) throw usageError('--service needs --team (e.g. --team acme --service web)');
       const { session, format } = await contextOf(command);
-      const query = new URLSearchParams({ limit: o.limit });
-      if (o.team) query.set('team', o.team);
-      if (o.service) query.set('service', o.service);
-      if (o.operation) query.set('operation', o.operation);
-      const list = await callApi(session, 'GET', `/api/v1/workflows?${query}`);
+      const list = await clientOf(session).call(listWorkflows, { limit: o.limit, team: o.team, service: o.service, operation: o.operation });
       print(format, list, (l) => ({
         head: ['workflow', 'operation', 'phase', 'target', 'tag', 'started', 'by'],
         rows: l.items.map((w: any) => [

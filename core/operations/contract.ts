@@ -34,8 +34,11 @@ export interface SummaryContext {
 export interface NextCall {
   /** MCP tool name, e.g. `platform_get_status`. */
   tool: string;
-  /** Its arguments, e.g. `{ team: 'acme', app: 'web' }`. */
-  arguments: Record<string, string>;
+  /**
+   * Its arguments, e.g. `{ team: 'acme', app: 'web', wait_seconds: 45 }`: each value of the JSON type its input
+   * schema gives (a number for an integer field), so an agent can send the named call as written.
+   */
+  arguments: Record<string, string | number>;
 }
 
 /**
@@ -71,6 +74,8 @@ export interface PreflightContext {
   namespaces: PlatformNamespaces;
   /** How error messages name the call that fixes the problem. */
   door: Door;
+  /** Names of the tenants the caller may see, for refusals that suggest a close one (never others' names). */
+  visibleTenants(): Promise<readonly string[]>;
 }
 
 /** What a preflight that lets a call through may add: warnings the execute result's `message` carries. */

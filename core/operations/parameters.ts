@@ -118,6 +118,27 @@ export function redactEnvVars(vars: readonly EnvVar[]): string {
   return vars.map((v) => `${v.key}=***`).join('\n');
 }
 
+/**
+ * An operation's parameters as strings: how the audit trail, workflow records and Argo Workflow arguments carry them.
+ * Absent values are left out; a parameter named in `secretNames` becomes what `secret` makes of it, or is left out
+ * when `secret` is not given.
+ * @example parameterStrings({ team_name: 'acme', port: 8080, env_vars: [{ key: 'K', value: 'v' }] }, ['env_vars'])
+ * // { team_name: 'acme', port: '8080' }
+ */
+export function parameterStrings(
+  params: object,
+  secretNames: readonly string[] = [],
+  secret?: (value: unknown) => string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    if (!secretNames.includes(name)) out[name] = String(value);
+    else if (secret) out[name] = secret(value);
+  }
+  return out;
+}
+
 /** Kubernetes quantity as text, e.g. `500m`, `4`, `8Gi` (a number is accepted: `4`, `0.5`). */
 export const QuantityParam = (example: string) =>
   numberAsText(z.string().regex(/^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/, `must be a Kubernetes quantity, e.g. "${example}"`));

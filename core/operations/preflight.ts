@@ -7,6 +7,7 @@
 import { parse } from 'yaml';
 import { Forbidden, InvalidParams, NotFound, PlatformError } from '../errors.js';
 import { applicationName, previewName, serviceHost } from '../names.js';
+import { didYouMean } from '../near.js';
 import { quantityValue, quotaUse } from '../quantity.js';
 import type { NextCall, PlatformNamespaces, PreflightContext } from './contract.js';
 
@@ -27,12 +28,15 @@ export function reservedTenantName(name: string, namespaces: PlatformNamespaces)
 
 /**
  * The tenant must exist.
- * @throws NotFound `tenant not found: <team>`, naming create-tenant (platform admins run it).
+ * @throws NotFound `tenant not found: <team>`, with the close tenant names the caller may see first (`; did you mean
+ *   "gamma"?`), then create-tenant (platform admins run it).
  */
 export async function requireTenant(ctx: PreflightContext, team: string): Promise<void> {
   if (await ctx.backend.getTenant(team)) return;
   const create: NextCall = { tool: 'platform_create_tenant', arguments: { team_name: team } };
-  throw new NotFound(`tenant not found: ${team}; a platform admin creates it with ${ctx.door.name(create)}`);
+  const near = didYouMean(team, await ctx.visibleTenants());
+  const otherwise = near ? ' Otherwise a platform admin creates it with' : '; a platform admin creates it with';
+  throw new NotFound(`tenant not found: ${team}${near}${otherwise} ${ctx.door.name(create)}`);
 }
 
 /**
@@ -56,15 +60,18 @@ export async function requireNewTenant(ctx: PreflightContext, team: string): Pro
  * The tenant and the service must exist.
  * @param instead what creates the service when it is missing (e.g. an onboarding), else the tenant's service list
  *   is named.
- * @throws NotFound `tenant not found: <team>` or `service not found: <team>/<service>`.
+ * @throws NotFound `tenant not found: <team>` or `service not found: <team>/<service>`, with the close service names of
+ *   the tenant first (`; did you mean "web"?`).
  */
 export async function requireService(ctx: PreflightContext, team: string, service: string, instead?: NextCall): Promise<void> {
   await requireTenant(ctx, team);
   if (await ctx.backend.getService(team, service)) return;
+  const near = didYouMean(service, (await ctx.backend.listServices(team)).map((s) => s.name));
+  const list = ctx.door.name({ tool: 'platform_list_services', arguments: { team } });
   const fix = instead
-    ? `onboard it first: ${ctx.door.name(instead)}`
-    : `the tenant's services: ${ctx.door.name({ tool: 'platform_list_services', arguments: { team } })}`;
-  throw new NotFound(`service not found: ${team}/${service}; ${fix}`);
+    ? `${near ? ' Otherwise onboard' : '; onboard'} it first: ${ctx.door.name(instead)}`
+    : `${near ? ' The' : '; the'} tenant's services: ${list}`;
+  throw new NotFound(`service not found: ${team}/${service}${near}${fix}`);
 }
 
 /**

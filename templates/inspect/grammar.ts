@@ -1,6 +1,6 @@
 /**
  * The grammars a value taken from a repository must fit before it reaches a generated file (issue 17 item 4): a Go
- * package path, a Python module path, a script path, a PEP 508 requirement. A value that does not fit is refused
+ * package path, a Python module path, a script path, a probe path, a PEP 508 requirement. A value that does not fit is refused
  * with an {@link InvalidParams} naming the file it came from and the value (JSON-quoted, so a newline shows as
  * `\n`), never repaired: a repaired name would build something other than what the repository holds.
  */
@@ -14,6 +14,12 @@ export const PYTHON_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const PYTHON_APP = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$/;
 /** A relative file path of letters, digits and `._@-`, segments separated by `/`, no `.` or `..` segment. */
 export const RELATIVE_PATH = /^(?!\.{1,2}(\/|$))[A-Za-z0-9_@][A-Za-z0-9_.@-]*(\/(?!\.{1,2}(\/|$))[A-Za-z0-9_@][A-Za-z0-9_.@-]*)*$/;
+/**
+ * An HTTP probe path: `/` then letters, digits and `._~/-`, at most 200 characters, e.g. `/health`. It is written
+ * into the image HEALTHCHECK's shell command, so nothing that means something to a shell (`;`, `&`, `$`, quotes,
+ * spaces) fits.
+ */
+export const HEALTH_PATH = /^\/[A-Za-z0-9._~/-]{0,199}$/;
 /**
  * A PEP 508 requirement as pip reads it (https://peps.python.org/pep-0508/): a name, then extras, versions, markers
  * or `@ url`, in printable ASCII without the characters that mean something to a shell, YAML or a GitHub Actions

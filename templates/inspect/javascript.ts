@@ -48,6 +48,11 @@ export function javascriptSettings(repo: Repo, entryOverride?: string): JavaScri
     if (!entry && pkg?.scripts.start) {
       command = ['npm', 'start'];
       node.notes.push({ id: 'js-entry', text: `The image starts with "npm start" ("${pkg.scripts.start}"); pass entry=<script> to run node on a script directly.` });
+      // A start script that runs sources through a dev tool fails in an image that installs production dependencies only.
+      const runner = pkg.scripts.start.match(/^\s*(?:npx\s+)?(tsx|ts-node|ts-node-dev|nodemon)(?:\s|$)/)?.[1];
+      if (runner && !(runner in pkg.dependencies)) {
+        node.notes.push({ id: 'js-entry-dev-tool', text: `"start" runs ${runner}, which is not in "dependencies" and so not in the image (production dependencies only): build to JavaScript and point "main" or "start": "node <file>" at the output, or pass entry=<compiled script>.` });
+      }
     } else if (!entry) {
       entry = 'server.js';
       node.notes.push({ id: 'js-entry', text: 'No entry script found (package.json "scripts.start" / "main", server.js, index.js): the image runs "node server.js". Pass entry=<script> or edit the Dockerfile CMD.' });

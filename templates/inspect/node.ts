@@ -25,9 +25,9 @@ export interface NodeSettings {
   corepack: boolean;
   /** actions/setup-node cache (needs a lockfile). */
   cache?: string;
-  /** The build command, e.g. `npm run build`. */
+  /** The build command, e.g. `npm run build`, or `npx tsc` for a TypeScript project without a build script. */
   runBuild: string;
-  /** package.json has a `build` script. */
+  /** The image builds: package.json has a `build` script, or tsconfig.json and a `typescript` dependency. */
   buildScript: boolean;
   /** package.json "test" is npm's always-failing placeholder. */
   testPlaceholder: boolean;
@@ -75,6 +75,12 @@ export function nodeSettings(repo: Repo): NodeSettings {
   if (testPlaceholder) {
     notes.push({ id: 'tests', text: 'package.json "test" is npm\'s placeholder that always fails; the CI test job prints "No tests yet" instead. Replace that step with "npm test" once tests exist.' });
   }
+  const hasBuildScript = Boolean(pkg?.scripts.build);
+  // TypeScript compiled by tsc alone (no build script) still ships compiled: the image runs tsc itself.
+  const tscOnly = !hasBuildScript && repo.has('tsconfig.json') && Boolean(pkg && ('typescript' in pkg.dependencies || 'typescript' in pkg.devDependencies));
+  if (tscOnly) {
+    notes.push({ id: 'typescript-build', text: 'TypeScript without a "build" script: the image and CI compile it with tsc (tsconfig.json) before pruning devDependencies. Add "build": "tsc" to package.json to make that explicit.' });
+  }
   if (repo.has('package.json') && !pkg) {
     notes.push({ id: 'package-json-unread', text: 'package.json was not read: no build step was assumed and the entry script was guessed from file names. Pass its contents for a better fit.' });
   }
@@ -87,8 +93,8 @@ export function nodeSettings(repo: Repo): NodeSettings {
     prune,
     corepack: packageManager !== 'npm',
     cache: locked ? packageManager : undefined,
-    runBuild: `${packageManager === 'npm' ? 'npm' : packageManager} run build`,
-    buildScript: Boolean(pkg?.scripts.build),
+    runBuild: tscOnly ? { npm: 'npx tsc', pnpm: 'pnpm exec tsc', yarn: 'yarn tsc' }[packageManager] : `${packageManager} run build`,
+    buildScript: hasBuildScript || tscOnly,
     testPlaceholder,
     notes,
   };

@@ -40,5 +40,6 @@ export function staticSettings(repo: Repo, entryOverride?: string): StaticSettin
   if (!build && !repo.has(`${outputDir}/index.html`)) {
     node.notes.push({ id: 'static-output', text: `${outputDir}/index.html is not in the repository and nothing builds it: commit the build output or add a "build" script.` });
   }
-  return { ...node, build, outputDir };
+  // The static image builds only through a "build" script; a tsc-only project is not compiled here.
+  return { ...node, notes: node.notes.filter((n) => n.id !== 'typescript-build'), build, outputDir };
 }

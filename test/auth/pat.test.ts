@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../core/logger.js';
 import type { Redis } from 'ioredis';
-import { createAuthenticator } from '../../auth/authenticate.js';
+import { createAuthenticator, type AuthenticatorDeps } from '../../auth/authenticate.js';
+import { createGitHubUserLookup } from '../../adapters/github/users.js';
 import { connectRedis } from '../../adapters/redis/connect.js';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
 import { SECRET, refusal, testConfig } from './helpers.js';
@@ -27,7 +28,14 @@ beforeEach(() => {
   gh.delayMs = 0;
 });
 
-const auth = (deps = {}) => createAuthenticator(testConfig({ PDS_GITHUB_API_URL: gh.url, PDS_ADMINS: 'octocat' }), SECRET, deps);
+/** The authenticator as the composition root builds it (server.ts): the GitHub look-up injected, at `baseUrl`. */
+const withGitHub = (baseUrl: string, deps: Omit<AuthenticatorDeps, 'redis'> & { redis?: Redis } = {}) =>
+  createAuthenticator(testConfig({ PDS_GITHUB_API_URL: baseUrl, PDS_ADMINS: 'octocat' }), SECRET, {
+    ...deps,
+    lookupGitHubUser: createGitHubUserLookup({ baseUrl, timeoutMs: deps.timeoutMs }),
+    redis: deps.redis && (() => deps.redis),
+  });
+const auth = (deps: Omit<AuthenticatorDeps, 'redis'> & { redis?: Redis } = {}) => withGitHub(gh.url, deps);
 
 describe('GitHub PAT', () => {
   it('accepts a token with read:user; the user id is the GitHub login', async () => {
@@ -69,7 +77,7 @@ describe('GitHub PAT', () => {
   it('answers 503, not 401, when GitHub cannot be reached and nothing is cached', async () => {
     const down = await startGitHubFixture();
     await down.close();
-    const a = createAuthenticator(testConfig({ PDS_GITHUB_API_URL: down.url }), SECRET);
+    const a = withGitHub(down.url);
     const err = await refusal(a.authenticate(`Bearer ${fresh()}`));
     expect(err.code).toBe('UNAVAILABLE');
     expect(err.status).toBe(503);

@@ -48,12 +48,12 @@ describe('pds wait', () => {
   afterAll(() => fast.server.stop());
 
   it('exits 1 for a failed workflow, naming the failed step, its message and log tail', async () => {
-    // A rollback the preflight would refuse, submitted past it: it fails in its first step.
-    const name = await execute(fast.platform, 'rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.0.9' });
+    // A second onboarding, which the preflight would refuse, submitted past it: it fails in its first step.
+    const name = await execute(fast.platform, 'deploy-service', ONBOARD);
     const result = await pds(['wait', name, '-o', 'json'], fast.env);
     expect(result.code, result.stderr).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ workflow: name, settled: true, phase: 'failed' });
-    expect(result.stderr).toContain(`pds: ${name} failed at validate rollback of acme/web to 0.0.9: tag 0.0.9 was never deployed`);
+    expect(result.stderr).toContain(`pds: ${name} failed at validate onboarding of acme/web: service acme/web is already onboarded`);
     expect(result.stderr).toMatch(/\n {2}.*failed/);
   });
 
@@ -61,7 +61,7 @@ describe('pds wait', () => {
     const json = await pds(['workflows', '--team', 'acme', '--service', 'web', '-o', 'json'], fast.env);
     expect(json.code, json.stderr).toBe(0);
     const items = JSON.parse(json.stdout).items;
-    expect(items.map((w: { operation: string }) => w.operation)).toEqual(['rollback-service', 'deploy-service']);
+    expect(items.map((w: { operation: string }) => w.operation)).toEqual(['deploy-service', 'deploy-service']);
     const table = await pds(['workflows', '--team', 'acme', '-o', 'table'], fast.env);
     expect(table.stdout).toMatch(/deploy-service \(onboard\).*succeeded.*acme\/web.*0\.1\.0/);
     expect((await pds(['workflows', '--service', 'web'], fast.env)).code).toBe(2);

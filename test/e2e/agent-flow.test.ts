@@ -4,6 +4,7 @@
  * five calls, none of them a poll: the operations wait (`wait_seconds`) and the client sees progress notifications
  * ("step 3/9: …") while they do.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENTS, connectHttp, connectStdio, type ClientKind, type TestClient } from '../helpers/mcp-clients.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -16,6 +17,13 @@ beforeAll(async () => {
   pds = await startTestServer({ PDS_SANDBOX_STEP_MS: '20', PDS_ADMINS: ['root', ...ADMINS].join(',') });
 });
 afterAll(() => pds.stop());
+
+/** The shipped `mcp.json`: each flow selects toolsets as its entry does, so the README's flow works with it as shipped. */
+const SHIPPED = JSON.parse(readFileSync(new URL('../../mcp.json', import.meta.url), 'utf8')).mcpServers as {
+  'pds-token': { headers: Record<string, string> };
+  'pds-stdio': { args: string[] };
+};
+const { Authorization: _token, ...SHIPPED_HEADERS } = SHIPPED['pds-token'].headers;
 
 function teamFor(door: string, kind: ClientKind): string {
   return `${door}-${kind.sdk}-${kind.protocol.slice(0, 4)}`;
@@ -62,7 +70,7 @@ function expectOnboarded(flow: Awaited<ReturnType<typeof onboard>>, team: string
 describe.each(CLIENTS)('onboarding over HTTP with the $name', (kind) => {
   it('takes five calls, none a poll, with progress while it waits', async () => {
     const team = teamFor('http', kind);
-    const client = await connectHttp(kind, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token(`admin-${team}`)}` });
+    const client = await connectHttp(kind, `${pds.url}/mcp`, { ...SHIPPED_HEADERS, authorization: `Bearer ${await pds.token(`admin-${team}`)}` });
     try {
       const flow = await onboard(client, team);
       expect(client.protocol).toBe(kind.protocol);
@@ -86,7 +94,7 @@ describe.each(CLIENTS)('onboarding over pds mcp (stdio) with the $name', (kind) 
     const team = teamFor('stdio', kind);
     const client = await connectStdio(kind, {
       command: process.execPath,
-      args: ['bin/pds-src.js', 'mcp', '--toolsets', 'all'],
+      args: ['bin/pds-src.js', ...SHIPPED['pds-stdio'].args.slice(1)],
       env: { ...(process.env as Record<string, string>), PDS_BASE_URL: slow.url, PDS_TOKEN: await slow.token(`admin-${team}`) },
     });
     try {

@@ -71,7 +71,7 @@ describe.each(CLIENTS)('numbers for numeric parameters, $name', (kind) => {
     const rollback = await client.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: app, target_tag: '0.1.0' } });
     expect(rollback.isError, textOf(rollback)).toBeFalsy();
     const { workflowName, message } = rollback.structuredContent;
-    expect(message).toContain(`follow it with platform_get_workflow {"name":"${workflowName}","wait_seconds":"45"}`);
+    expect(message).toContain(`follow it with platform_get_workflow {"name":"${workflowName}","wait_seconds":45}`);
     expect(message).toContain(`platform_get_status {"team":"acme","app":"${app}"}`);
     expect(message).toMatch(/usually about 1 minute/);
     expect(message).not.toMatch(/\/api\/v1/);

@@ -120,7 +120,7 @@ describe.each(CLIENTS)('resources with the $name', (kind) => {
     expect(diagnose).toContain('platform_get_logs {"team":"acme","app":"web","since":"1h"}');
     const back = (await alice.getPrompt({ name: 'rollback-service', arguments: { team: 'acme', app: 'web', tag: '0.1.0' } })).messages[0]!.content.text!;
     // The prompts wait for the outcome instead of polling (issue 11 item 2).
-    expect(back).toContain('platform_rollback_service {"team_name":"acme","component_name":"web","target_tag":"0.1.0","wait_seconds":"45"}');
+    expect(back).toContain('platform_rollback_service {"team_name":"acme","component_name":"web","target_tag":"0.1.0","wait_seconds":45}');
     await expect(alice.getPrompt({ name: 'rollback-service', arguments: { team: 'acme' } })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/needs app/) });
   });
 

@@ -3,6 +3,7 @@
  * (`?toolsets=` or `X-PDS-Toolsets`, with every client of test/helpers/mcp-clients.ts), how `PDS_TOOLSETS` bounds it,
  * and the size of each set's `tools/list` — printed, with the default selection held to 24 KB.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { allTools } from '../../tools/registry.js';
@@ -77,20 +78,45 @@ describe.each(CLIENTS)('selecting toolsets with the $name', (kind) => {
     }
   });
 
-  it('refuses a call to a tool outside the selection exactly like an unknown tool', async () => {
+  it('refuses a call to a tool outside the selection naming its toolset and how to select it', async () => {
     const client = await connectHttp(kind, `${pds.url}/mcp?toolsets=observe`, auth);
     try {
       const outside = await client.callTool({ name: 'platform_create_tenant', arguments: { team_name: 'outside' } });
       const unknown = await client.callTool({ name: 'platform_make_coffee', arguments: {} });
       expect(outside.isError).toBe(true);
+      expect(textOf(outside)).toContain('"tenants" toolset');
+      expect(textOf(outside)).toContain('?toolsets=observe,tenants on the MCP URL');
       expect(unknown.isError).toBe(true);
-      expect(textOf(outside)).toBe(textOf(unknown).replace('platform_make_coffee', 'platform_create_tenant'));
+      expect(textOf(unknown)).toBe('unknown tool "platform_make_coffee"; see tools/list');
       const inside = await client.callTool({ name: 'platform_list_services', arguments: {} });
       expect(inside.isError).toBeFalsy();
     } finally {
       await client.close();
     }
     expect((await pds.api('root', 'GET', '/api/v1/tenants')).body.items.map((t: any) => t.name)).not.toContain('outside');
+    // The selection the refusal names lists the tool.
+    const named = await listRaw('?toolsets=observe,tenants');
+    expect(named.body.result.tools.map((t: any) => t.name)).toContain('platform_create_tenant');
+  });
+});
+
+describe('the shipped mcp.json', () => {
+  const config = JSON.parse(readFileSync(new URL('../../mcp.json', import.meta.url), 'utf8')) as {
+    mcpServers: Record<string, { headers?: Record<string, string>; args?: string[] }>;
+  };
+  /** The tools of the README's agent flow (test/e2e/agent-flow.test.ts). */
+  const FLOW = ['platform_create_tenant', 'platform_grant_repo_access', 'platform_sync_repos', 'platform_deploy_service', 'platform_get_status'];
+
+  it('selects, in every entry, the toolsets the agent flow needs', async () => {
+    const { pds: signIn, 'pds-token': token, 'pds-stdio': stdio } = config.mcpServers;
+    const selections = [signIn!.headers!['X-PDS-Toolsets'], token!.headers!['X-PDS-Toolsets'], stdio!.args![stdio!.args!.indexOf('--toolsets') + 1]];
+    for (const selection of selections) {
+      expect(selection).toBeDefined();
+      const { status, body } = await listRaw('', { 'X-PDS-Toolsets': selection! });
+      expect(status).toBe(200);
+      const names = body.result.tools.map((t: any) => t.name);
+      for (const tool of FLOW) expect(names, selection).toContain(tool);
+    }
   });
 });
 

@@ -180,7 +180,7 @@ describe.each(CLIENTS)('onboarding over MCP (Streamable HTTP), $name', (kind) =>
 
       const denied = await mallory.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' } });
       expect(denied.isError).toBe(true);
-      expect(textOf(denied)).toBe('access denied to this tenant');
+      expect(textOf(denied)).toBe('access denied to this tenant: acme');
 
       const generic = await alice.callTool({ name: 'platform_execute_operation', arguments: { name: 'nope', parameters: {} } });
       expect(generic.isError).toBe(true);

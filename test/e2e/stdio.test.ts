@@ -43,7 +43,7 @@ describe.each(CLIENTS)('pds mcp with the $name', (kind) => {
     expect(onboard.isError).toBeFalsy();
     const { workflowName, message } = onboard.structuredContent as { workflowName: string; message: string };
     // The bridge asks the server for MCP words (X-PDS-Door: mcp): the agent reads tools, not REST paths.
-    expect(message).toContain(`platform_get_workflow {"name":"${workflowName}","wait_seconds":"45"}`);
+    expect(message).toContain(`platform_get_workflow {"name":"${workflowName}","wait_seconds":45}`);
     expect(message).not.toMatch(/\/api\/v1\//);
     const done = await waitForWorkflow(pds, 'alice', workflowName);
     expect(done.audit).toMatchObject({ status: 'succeeded', userId: 'alice' });
@@ -54,7 +54,7 @@ describe.each(CLIENTS)('pds mcp with the $name', (kind) => {
   it("passes the server's error message through unchanged", async () => {
     const res = await client.callTool({ name: 'platform_get_tenant', arguments: { name: 'umbrella' } });
     expect(res.isError).toBe(true);
-    expect(textOf(res)).toBe('access denied to this tenant');
+    expect(textOf(res)).toBe('access denied to this tenant: umbrella');
     const bad = await client.callTool({ name: 'platform_rollback_service', arguments: { team_name: 'acme', component_name: app, target_tag: 'latest' } });
     expect(textOf(bad)).toMatch(/^invalid parameters: target_tag: must be a SemVer tag/);
   });

@@ -158,11 +158,11 @@ describe('waits on the platform itself', () => {
     await run(sandbox, 'create-tenant', { team_name: 'acme', admins: 'alice' });
     await run(sandbox, 'deploy-service', ONBOARD);
     const deps: InvokeDeps = { platform: sandbox, config: loadConfig({ PDS_DOMAIN: 'apps.test' }), confirmSecret: new Uint8Array(32) };
-    // Past the preflight, which refuses it: the workflow fails in its first step.
-    const name = await execute(sandbox, 'rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.0.9' });
+    // A second onboarding, past the preflight, which refuses it: the workflow fails in its first step.
+    const name = await execute(sandbox, 'deploy-service', ONBOARD);
     const view = (await invoke(getWorkflow, { name, wait_seconds: 10 }, who('alice'), deps)) as any;
     expect(view).toMatchObject({ phase: 'failed', settled: true, host: 'acme-web.apps.test' });
-    expect(view.failedStep).toMatchObject({ name: 'validate rollback of acme/web to 0.0.9', message: expect.stringMatching(/never deployed/) });
+    expect(view.failedStep).toMatchObject({ name: 'validate onboarding of acme/web', message: expect.stringMatching(/already onboarded/) });
     expect(view.failedStep.logTail.length).toBeGreaterThan(0);
     expect(view.failedStep.logTail.at(-1)).toMatch(/failed/);
     expect(view.steps.filter((s: { status: string }) => s.status === 'skipped').length).toBe(view.steps.length - 1);

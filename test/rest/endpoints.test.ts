@@ -80,7 +80,7 @@ describe('tenants', () => {
     expect(Object.keys(res.body.tenant).sort()).toEqual(['displayName', 'members', 'name', 'quotas']);
     expect(res.body.services.map((s: any) => s.name)).toEqual(['web']);
     expect(await pds.api('root', 'GET', '/api/v1/tenants/nope')).toMatchObject({ status: 404, body: { error: 'tenant not found: nope' } });
-    expect(await pds.api('alice', 'GET', '/api/v1/tenants/umbrella')).toMatchObject({ status: 403, body: { error: 'access denied to this tenant' } });
+    expect(await pds.api('alice', 'GET', '/api/v1/tenants/umbrella')).toMatchObject({ status: 403, body: { error: 'access denied to this tenant: umbrella' } });
   });
 });
 
@@ -203,7 +203,7 @@ describe('operations', () => {
 
   it('needs tenant membership with a role that may change it', async () => {
     const params = { team_name: 'umbrella', component_name: 'lab', target_tag: '1.0.0' };
-    expect(await pds.api('alice', 'POST', '/api/v1/operations/rollback-service/execute', params)).toMatchObject({ status: 403, body: { error: 'access denied to this tenant' } });
+    expect(await pds.api('alice', 'POST', '/api/v1/operations/rollback-service/execute', params)).toMatchObject({ status: 403, body: { error: 'access denied to this tenant: umbrella' } });
     expect(await pds.api('alice', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'newco' })).toMatchObject({ status: 403, body: { error: 'admin access required' } });
   });
 

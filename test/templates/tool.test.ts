@@ -54,7 +54,7 @@ describe('platform_scaffold_repository', () => {
     }, ctx);
     expect(out.template).toBe('python');
     expect(out.entry).toBe('billing.main:app');
-    expect(out.files.map((f) => [f.path, f.exists])).toEqual([['Dockerfile', false], ['.dockerignore', false], ['.github/workflows/ci.yml', false]]);
+    expect(out.files.map((f) => [f.path, f.exists])).toEqual([['Dockerfile', false], ['.dockerignore', false], ['.github/workflows/ci.yml', false], ['.github/dependabot.yml', false]]);
     expect(out.files[0]!.content).toContain('"exec uvicorn \\"$0\\" --host 0.0.0.0 --port \\"${PORT:-8000}\\" \\"$@\\"", "billing.main:app", "--app-dir", "src"]');
     expect(out.files[0]!.content).toContain('"http://127.0.0.1:${PORT:-8000}/health"');
     expect(out.files[2]!.content).toContain('PDS_BASE_URL: "https://pds.example.com"');
@@ -67,11 +67,28 @@ describe('platform_scaffold_repository', () => {
   it('reads a registered dockerfile_repo through the code host', async () => {
     const { ctx, calls } = context({ registered: ['acme/web'], tree: { paths: ['package.json', 'server.js', 'Dockerfile'], files: { 'package.json': '{"name":"web","main":"server.js"}' } } });
     const out = await call(scaffoldRepository, { team_name: 'acme', dockerfile_repo: 'acme/web', base_url: 'https://deploy.acme.dev' }, ctx);
-    expect(calls).toEqual([['acme/web', { read: ['package.json', 'pyproject.toml', 'go.mod', 'requirements.txt', '.python-version'] }]]);
+    // The manifests, then the entry files that may declare the health route.
+    expect(calls).toEqual([['acme/web', { read: ['package.json', 'pyproject.toml', 'go.mod', 'requirements.txt', '.python-version'] }], ['acme/web', { read: ['server.js'] }]]);
     expect(out.template).toBe('javascript');
     expect(out.files.find((f) => f.path === 'Dockerfile')!.exists).toBe(true);
     expect(out.checklist[0]!.id).toBe('existing-files');
     expect(out.files[2]!.content).toContain('PDS_BASE_URL: "https://deploy.acme.dev"');
+  });
+
+  it('reads the app module of a registered repository and probes the /health route it serves (issue 19 item 6)', async () => {
+    const { ctx } = context({
+      registered: ['acme/api'],
+      tree: {
+        paths: ['requirements.txt', 'app/__init__.py', 'app/main.py'],
+        files: { 'requirements.txt': 'fastapi==0.115.0\n', 'app/main.py': 'from fastapi import FastAPI\n\napp = FastAPI()\n\n@app.get("/health")\ndef health():\n    return {"ok": True}\n' },
+      },
+    });
+    const out = await call(scaffoldRepository, { team_name: 'acme', dockerfile_repo: 'acme/api' }, ctx);
+    expect(out.entry).toBe('app.main:app');
+    expect(out.files[0]!.content).toContain('"http://127.0.0.1:${PORT:-8000}/health" || exit 1');
+    expect(out.onboarding.health_check_path).toBe('/health');
+    expect(out.checklist.find((c) => c.id === 'health-route')!.text).toContain('Found the health route /health at app/main.py:5');
+    expect(out.checklist.find((c) => c.id === 'onboard')!.text).toContain('pds deploy acme/api --onboard --port 8000 --tag 0.1.0 --repo acme/api --health-check-path /health');
   });
 
   it('will not read a repository the team has not registered', async () => {

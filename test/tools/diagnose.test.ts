@@ -20,8 +20,8 @@ const BUILD_FILES: Record<string, string> = {
   'acme/web': 'FROM node:20-alpine\nHEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \\\n  CMD wget -qO- http://127.0.0.1:8787/healthz || exit 1\n',
 };
 
-async function setUp(): Promise<{ platform: Platform; deps: InvokeDeps }> {
-  const sandbox = await openSandbox(await tempDir(), { stepMs: 0 });
+async function setUp(dataDir?: string, stepMs = 0): Promise<{ platform: Platform; deps: InvokeDeps }> {
+  const sandbox = await openSandbox(dataDir ?? (await tempDir()), { stepMs });
   const codeHost: CodeHost = {
     ...sandbox.codeHost,
     async readTree(repo, options) {
@@ -60,17 +60,17 @@ describe('platform_diagnose_service', () => {
     const { platform, deps } = await setUp();
     await run(platform, 'create-tenant', { team_name: 'acme', admins: 'alice' });
     await run(platform, 'deploy-service', ONBOARD);
-    // A rollback the preflight would refuse, submitted past it, so its workflow fails inside the engine.
-    const name = await execute(platform, 'rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.0.9' });
+    // A second onboarding the preflight would refuse, submitted past it, so its workflow fails inside the engine.
+    const name = await execute(platform, 'deploy-service', ONBOARD);
     await settled(platform, name);
     const d = await diagnose(deps);
     expect(d.verdict).toBe('failing');
     expect(d.findings).toContainEqual({
       area: 'workflow',
       severity: 'error',
-      message: `last workflow rollback-service ${name} failed at step "validate rollback of acme/web to 0.0.9": tag 0.0.9 was never deployed for acme/web; deployed tags: 0.1.0`,
+      message: `last workflow deploy-service (onboard) ${name} failed at step "validate onboarding of acme/web": service acme/web is already onboarded; use action=deploy`,
     });
-    expect(d.summary).toMatch(/^acme\/web is failing: last workflow rollback-service .* failed/);
+    expect(d.summary).toMatch(/^acme\/web is failing: last workflow deploy-service \(onboard\) .* failed/);
     expect(d.errorLines.at(-1)?.line).toMatch(/failed/);
     expect(d.nextActions).toContain(`platform_get_workflow {"name":"${name}"}`);
     expect(d.nextActions).toContain('platform_get_logs {"team":"acme","app":"web","since":"1h"}');
@@ -104,6 +104,24 @@ describe('platform_diagnose_service', () => {
     await run(p2, 'create-tenant', { team_name: 'acme', admins: 'alice' });
     await run(p2, 'deploy-service', ONBOARD);
     expect((await diagnose(d2)).findings.filter((f) => f.area === 'probe')).toEqual([]);
+  });
+
+  it('judges the service itself: a queued preview is information, not degraded', async () => {
+    const dir = await tempDir();
+    const onboarded = await setUp(dir);
+    await run(onboarded.platform, 'create-tenant', { team_name: 'acme', admins: 'alice' });
+    await run(onboarded.platform, 'deploy-service', ONBOARD);
+    await onboarded.platform.close();
+    // The same records, with an engine whose first step waits a minute: the preview stays queued while we look.
+    const { platform, deps } = await setUp(dir, 60_000);
+    const preview = await execute(platform, 'preview-deploy', { team_name: 'acme', component_name: 'web', image_tag: '0.2.0', ttl_hours: '24' });
+    expect((await platform.workflows.get(preview))?.phase).toBe('submitted');
+    const d = await diagnose(deps);
+    expect(d.verdict, JSON.stringify(d.findings)).toBe('healthy');
+    expect(d.status).toMatchObject({ syncStatus: 'Synced', healthStatus: 'Healthy' });
+    expect(d.lastWorkflow).toMatchObject({ operation: 'deploy-service', status: 'succeeded' });
+    expect(d.findings).toContainEqual({ area: 'workflow', severity: 'info', message: expect.stringMatching(new RegExp(`^preview workflow preview-deploy ${preview} \\(0\\.2\\.0\\) is queued`)) });
+    expect(d.nextActions).toContain(`platform_get_workflow {"name":"${preview}"}`);
   });
 
   it('answers 404 for a missing service or tenant and refuses a non-member, reading nothing', async () => {

@@ -80,8 +80,9 @@ describe('invoke()', () => {
     await expect(invoke(tool('platform_rollback_service'), rollback, who('mallory'), deps)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(invoke(tool('platform_create_tenant'), { team_name: 'evil' }, who('alice'), deps)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(invoke(tool('platform_list_tenants'), {}, who('carol'), deps)).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    // The only platform calls are the tenant look-ups that decide access; no workflow, audit, code-host or claim call.
-    expect(calls.filter((c) => c !== 'backend.getTenant')).toEqual([]);
+    // The only platform calls are the tenant look-ups that decide access and suggest the caller's own tenants; no
+    // workflow, audit, code-host or claim call.
+    expect(calls.filter((c) => c !== 'backend.getTenant' && c !== 'backend.listTenants')).toEqual([]);
     expect(await snapshot()).toEqual(before);
   });
 

@@ -16,8 +16,9 @@ import { roleAllows, roleIn } from '../access.js';
 import { requirePerson } from '../governance.js';
 import type { AuditEntry } from '../../core/model.js';
 import type { AnyOperationContract, Door, OperationParams } from '../../core/operations/index.js';
-import { redactEnvVars, type EnvVar } from '../../core/operations/parameters.js';
+import { parameterStrings, redactEnvVars, type EnvVar } from '../../core/operations/parameters.js';
 import type { ToolContext } from '../define.js';
+import { visibleTenantNames } from '../not-found.js';
 import { CONFIRM_TTL_SECONDS, createConfirmation, redeemConfirmation } from './confirm.js';
 
 /** The execute response (`docs/api.md#operations`: `POST /api/v1/operations/{name}/execute`). */
@@ -54,13 +55,7 @@ export interface OperationInput {
  * redacted (`env_vars` keeps its keys: `KEY=***`).
  */
 export function recordedParameters(contract: AnyOperationContract, params: Readonly<Record<string, unknown>>): Record<string, string> {
-  const recorded: Record<string, string> = {};
-  for (const [name, value] of Object.entries(params)) {
-    if (value === undefined) continue;
-    if (contract.secretParameters.includes(name)) recorded[name] = Array.isArray(value) ? redactEnvVars(value as EnvVar[]) : '***';
-    else recorded[name] = String(value);
-  }
-  return recorded;
+  return parameterStrings(params, contract.secretParameters, (value) => (Array.isArray(value) ? redactEnvVars(value as EnvVar[]) : '***'));
 }
 
 /** `<operation>-<5 characters>`: unique enough per operation, DNS-safe, easy to read aloud. */
@@ -84,6 +79,24 @@ export function workflowNameFor(operation: string): string {
  *   then recorded.
  */
 export async function executeOperation(contract: AnyOperationContract, input: OperationInput, ctx: ToolContext): Promise<ExecuteResult> {
+  return (await submitOperation(contract, input, ctx)).result;
+}
+
+/** A submitted execution: the execute response and what its messages are made of. */
+export interface Submission {
+  result: ExecuteResult;
+  parameters: OperationParams;
+  /** What the operation will do, e.g. `roll acme/web back to 0.1.0`. */
+  summary: string;
+  /** The preflight's warnings, each a sentence. */
+  warnings: readonly string[];
+}
+
+/**
+ * {@link executeOperation}, returning also the summary and warnings its result's message was made of, so a caller that
+ * waits for the workflow can word the settled message ({@link settledMessage}). Throws as {@link executeOperation}.
+ */
+export async function submitOperation(contract: AnyOperationContract, input: OperationInput, ctx: ToolContext): Promise<Submission> {
   const { confirm, override_reason: overrideReason, ...params } = input;
   const parameters = params as OperationParams;
   const recorded = recordedParameters(contract, params);
@@ -94,6 +107,7 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
     audit: ctx.platform.audit,
     namespaces: ctx.settings.namespaces,
     door: ctx.door,
+    visibleTenants: () => visibleTenantNames(ctx.platform.backend, ctx.identity),
   });
   const override = await checkFreeze(contract, parameters, overrideReason, ctx);
   // The override is part of what was done: audited, and bound into a confirmation like any parameter.
@@ -155,10 +169,15 @@ export async function executeOperation(contract: AnyOperationContract, input: Op
     }).catch(() => warnings.push('the freeze override was audited but could not be added to the tenant\'s event feed'));
   }
   return {
-    workflowName,
-    operation: contract.id,
-    status: 'submitted',
-    message: submittedMessage(contract, parameters, { workflowName, summary, door: ctx.door, warnings }),
+    result: {
+      workflowName,
+      operation: contract.id,
+      status: 'submitted',
+      message: submittedMessage(contract, parameters, { workflowName, summary, door: ctx.door, warnings }),
+    },
+    parameters,
+    summary,
+    warnings,
   };
 }
 
@@ -206,7 +225,7 @@ async function checkFreeze(
  * call to make once it has succeeded — in the words of the caller's door — then any preflight warnings.
  * @example (MCP) 'Submitted workflow rollback-service-x7k2p to roll acme/web back to 0.1.0. It runs in the background,
  *   usually about 1 minute (no rebuild): follow it with platform_get_workflow {"name":"rollback-service-x7k2p",
- *   "wait_seconds":"45"} until it has settled; then check its sync and health status with platform_get_status {…}.'
+ *   "wait_seconds":45} until it has settled; then check its sync and health status with platform_get_status {…}.'
  */
 export function submittedMessage(
   contract: AnyOperationContract,
@@ -215,7 +234,7 @@ export function submittedMessage(
 ): string {
   const { door, workflowName } = about;
   // Waiting in the call, not polling: the answer comes when the workflow settles (or after 45 s, to be repeated).
-  const follow = door.name({ tool: 'platform_get_workflow', arguments: { name: workflowName, wait_seconds: '45' } });
+  const follow = door.name({ tool: 'platform_get_workflow', arguments: { name: workflowName, wait_seconds: 45 } });
   const then = contract.followUp
     ? `; then ${contract.followUp.why} with ${door.name({ tool: contract.followUp.tool, arguments: contract.followUp.arguments(parameters) })}`
     : '';
@@ -223,5 +242,38 @@ export function submittedMessage(
   return (
     `Submitted workflow ${workflowName} to ${about.summary}. It runs in the background, usually ${contract.duration}: ` +
     `follow it with ${follow} until it has settled${then}.${warnings}`
+  );
+}
+
+/**
+ * The `message` of an execution that settled while the call waited (`wait_seconds`), in place of
+ * {@link submittedMessage}'s "It runs in the background …": what happened and what to call next, in the words of the
+ * caller's door, then any preflight warnings. The result keeps the execute response's `status: "submitted"`
+ * (`docs/api.md`: the status of the submission); `phase` and `settled` say how it ended.
+ * @example (MCP, succeeded) 'Workflow rollback-service-x7k2p succeeded while this call waited: it was submitted to roll
+ *   acme/web back to 0.1.0. Next, check its sync and health status with platform_get_status {"team":"acme","app":"web"}.'
+ * @example (MCP, failed) 'Workflow deploy-service-q4m7z failed while this call waited, at step "build image": <step
+ *   message>. It was submitted to deploy acme/web at 0.2.0; failedStep holds the step's log tail; read the workflow with
+ *   platform_get_workflow {"name":"deploy-service-q4m7z"}.'
+ */
+export function settledMessage(
+  contract: AnyOperationContract,
+  submission: Submission,
+  outcome: { phase: 'succeeded' | 'failed'; failedStep?: { name: string; message: string } },
+  door: Door,
+): string {
+  const { workflowName } = submission.result;
+  const warnings = submission.warnings.map((w) => ` Warning: ${w}`).join('');
+  if (outcome.phase === 'succeeded') {
+    const next = contract.followUp
+      ? ` Next, ${contract.followUp.why} with ${door.name({ tool: contract.followUp.tool, arguments: contract.followUp.arguments(submission.parameters) })}.`
+      : '';
+    return `Workflow ${workflowName} succeeded while this call waited: it was submitted to ${submission.summary}.${next}${warnings}`;
+  }
+  const step = outcome.failedStep;
+  const read = door.name({ tool: 'platform_get_workflow', arguments: { name: workflowName } });
+  return (
+    `Workflow ${workflowName} failed while this call waited${step ? `, at step "${step.name}": ${step.message}` : ''}. ` +
+    `It was submitted to ${submission.summary}; ${step ? "failedStep holds the step's log tail; " : ''}read the workflow with ${read}.${warnings}`
   );
 }

@@ -3,7 +3,7 @@ import type { AnyTool } from '../define.js';
 import { catalogTools } from './catalog.js';
 import { operationTools } from './tools.js';
 
-export { ExecuteResult, executeOperation, recordedParameters, workflowNameFor } from './execute.js';
+export { ExecuteResult, executeOperation, recordedParameters, settledMessage, submitOperation, workflowNameFor, type Submission } from './execute.js';
 export { describeOperation, findOperationTool, OperationDefinition } from './catalog.js';
 export { EXECUTE_PATH, operationTool, operationTools } from './tools.js';
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { OPERATION_IDS, OPERATIONS, type AnyOperationContract, type OperationRole } from '../../core/operations/index.js';
 import { defineTool, type AnyTool } from '../define.js';
 import { WaitOutcome, WaitSeconds, waitForWorkflow, waitOutcome } from '../workflow-view.js';
-import { ConfirmationRequest, ExecuteResult, executeOperation, type OperationInput } from './execute.js';
+import { ConfirmationRequest, ExecuteResult, settledMessage, submitOperation, type OperationInput } from './execute.js';
 
 /**
  * An operation tool's result: the contract's execute response (`docs/api.md#operations`), and — when the call waited (`wait_seconds` > 0) — the
@@ -81,10 +81,18 @@ export function operationTool(contract: AnyOperationContract): AnyTool {
     operation: contract,
     handler: async (i, ctx) => {
       const { wait_seconds: wait, ...params } = i as OperationInput & { wait_seconds?: number };
-      const result = await executeOperation(contract, params, ctx);
+      const submission = await submitOperation(contract, params, ctx);
+      const { result } = submission;
       if (!wait) return result;
       const run = await waitForWorkflow(ctx.platform, result.workflowName, wait, ctx.interaction);
-      return run ? { ...result, ...(await waitOutcome(ctx.platform, ctx.settings.domain, run)) } : result;
+      if (!run) return result;
+      const outcome = await waitOutcome(ctx.platform, ctx.settings.domain, run);
+      // Settled while waiting: the message says how it ended, not "it runs in the background".
+      const message =
+        outcome.phase === 'succeeded' || outcome.phase === 'failed'
+          ? settledMessage(contract, submission, { phase: outcome.phase, failedStep: outcome.failedStep }, ctx.door)
+          : result.message;
+      return { ...result, ...outcome, message };
     },
   });
 }

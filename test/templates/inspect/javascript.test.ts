@@ -21,7 +21,10 @@ describe('javascriptSettings', () => {
   it('runs "npm start" when the start script is not node on a file, and says so', () => {
     const s = javascriptSettings(repo(['package.json', 'package-lock.json', 'src/main.ts'], { scripts: { start: 'tsx src/main.ts' } }));
     expect(s).toMatchObject({ entry: 'npm start', command: '["npm", "start"]' });
-    expect(ids(s.notes)).toEqual(['js-entry']);
+    // tsx is not a production dependency, so the image would not have it (issue 19 item 6).
+    expect(ids(s.notes)).toEqual(['js-entry', 'js-entry-dev-tool']);
+    const prod = javascriptSettings(repo(['package.json', 'package-lock.json', 'src/main.ts'], { scripts: { start: 'tsx src/main.ts' }, dependencies: { tsx: '^4' } }));
+    expect(ids(prod.notes)).toEqual(['js-entry']);
   });
 
   it('falls back to a conventional file, then to server.js with a note', () => {
