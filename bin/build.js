@@ -3,7 +3,7 @@
 // template files are copied beside their compiled module (templates/render.ts reads them next to itself), and
 // dist/.build-stamp records when the sources were read, so bin/pds.js can tell whether dist/ is older than them.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -14,10 +14,12 @@ export const stampFile = `${root}dist/.build-stamp`;
 
 /**
  * Compile to `dist/`. Output goes to stderr only (`pds mcp` may build on first use, and its stdout is JSON-RPC).
+ * @param options.clean remove `dist/` first (`npm pack`'s prepack: no file of a deleted source may ship).
  * @returns true when tsc succeeded and the assets were copied.
  */
-export function build() {
+export function build({ clean = false } = {}) {
   const started = new Date();
+  if (clean) rmSync(`${root}dist`, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (result.status !== 0) return false;
@@ -28,4 +30,6 @@ export function build() {
   return true;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = build() ? 0 : 1;
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.exitCode = build({ clean: process.argv.includes('--clean') }) ? 0 : 1;
+}

@@ -51,7 +51,7 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
 ];
 
 /** The operator commands: each module exports `summary` and `run(argv): Promise<exit code>`. */
-const OPERATOR_COMMANDS = ['serve', 'mcp', 'token', 'scaffold', 'openapi'] as const;
+const OPERATOR_COMMANDS = ['serve', 'dev', 'mcp', 'token', 'scaffold', 'openapi'] as const;
 
 interface OperatorModule {
   summary: string;
@@ -107,7 +107,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       .action(async (args: string[]) => setExit(await module.run(args)));
   }
   program.addCommand(completionCommand(program).copyInheritedSettings(program));
-  program.addHelpText('after', '\nStart with: pds login --server https://pds.example.com\nOptions of a command: pds <command> --help');
+  program.addHelpText('after', '\nStart with: pds login --server https://pds.example.com\nOr try it here: pds dev (the sandbox on this machine, you as platform admin)\nOptions of a command: pds <command> --help');
   return program;
 }
 

@@ -10,6 +10,18 @@ import type { PlatformBackend } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import type { Access } from './define.js';
 
+/**
+ * The 403 for a caller who is not a platform admin: the SPEC's text first (clients match on it), then how one becomes
+ * an admin, since the caller cannot find that out from the API.
+ */
+export function adminRequired(userId: string): string {
+  return (
+    `admin access required: only platform admins may do this. An operator makes you one by adding your user id ` +
+    `(${JSON.stringify(userId)}) to PDS_ADMINS, or a group of yours to PDS_ADMIN_GROUPS, and restarting pds; on your ` +
+    'own machine, `pds dev` runs the sandbox with you as platform admin'
+  );
+}
+
 /** The caller's role in a tenant, or `undefined` when not a member. */
 export function roleIn(tenant: Tenant | undefined, identity: Identity): MemberRole | undefined {
   return tenant?.members.find((m) => m.userId === identity.userId)?.role;
@@ -58,12 +70,12 @@ export async function visibleTenants(backend: PlatformBackend, identity: Identit
 
 /**
  * Enforce a tool's declared {@link Access} for already-validated input.
- * @throws Forbidden `admin access required` or `access denied to this tenant`.
+ * @throws Forbidden `admin access required: …` ({@link adminRequired}) or `access denied to this tenant`.
  */
 export async function authorize<I>(access: Access<I>, input: I, identity: Identity, backend: PlatformBackend): Promise<void> {
   if (access === 'public' || access === 'authenticated') return;
   if (access === 'admin') {
-    if (!identity.admin) throw new Forbidden('admin access required');
+    if (!identity.admin) throw new Forbidden(adminRequired(identity.userId));
     return;
   }
   await requireTenantAccess(backend, identity, access.tenant(input), access.role);

@@ -1,6 +1,7 @@
 /** `pds serve`: start the API and MCP endpoint (what `npm start` runs). */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config.js';
+import type { RunningServer } from '../../server.js';
 
 export const summary = 'run the pds server (REST /api/v1, MCP /mcp)';
 
@@ -34,13 +35,22 @@ export async function run(argv: string[]): Promise<number> {
       admins: config.admins,
     },
     `pds is running at ${base} (backend ${config.backend}${config.readOnly ? ', read-only' : ''}); tokens: npx pds token --user <you>` +
-      (config.admins.length ? '' : '; set PDS_ADMINS=<you> to create tenants'),
+      (config.admins.length ? '' : '; set PDS_ADMINS=<you> to create tenants (or run `pds dev`: the sandbox with you as admin)'),
   );
+  await runUntilSignal(server);
+  return 0;
+}
+
+/**
+ * Serve until SIGINT or SIGTERM, then shut down gracefully (`RunningServer.shutdown`: in-flight requests finish within
+ * `PDS_SHUTDOWN_S`); a second signal stops at once with exit code 1. Shared by `pds serve` and `pds dev`.
+ */
+export async function runUntilSignal(server: RunningServer): Promise<void> {
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  server.log.info({ signal, graceSeconds: config.shutdownSeconds }, 'shutting down: no new connections; finishing requests in flight');
+  server.log.info({ signal, graceSeconds: server.config.shutdownSeconds }, 'shutting down: no new connections; finishing requests in flight');
   const force = () => {
     server.log.warn('second signal: stopping at once');
     void server.close().finally(() => process.exit(1));
@@ -49,5 +59,4 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGTERM', force);
   const { unfinished } = await server.shutdown();
   server.log.info({ unfinished }, 'pds stopped');
-  return 0;
 }

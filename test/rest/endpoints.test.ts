@@ -70,8 +70,13 @@ describe('tenants', () => {
     });
   });
 
-  it('answers 403 "admin access required" to anyone else', async () => {
-    expect(await pds.api('alice', 'GET', '/api/v1/tenants')).toMatchObject({ status: 403, body: { error: 'admin access required' } });
+  it('answers 403 "admin access required" to anyone else, saying how one becomes an admin', async () => {
+    const refused = await pds.api('alice', 'GET', '/api/v1/tenants');
+    expect(refused.status).toBe(403);
+    // The SPEC's text first, then the way to become one (issue 19 item 4).
+    expect(refused.body.error).toMatch(/^admin access required: /);
+    expect(refused.body.error).toContain('your user id ("alice") to PDS_ADMINS');
+    expect(refused.body.error).toContain('`pds dev`');
   });
 
   it('shows one tenant (detail fields only) with its services to a member; 404 for admins on a missing one', async () => {
@@ -204,7 +209,7 @@ describe('operations', () => {
   it('needs tenant membership with a role that may change it', async () => {
     const params = { team_name: 'umbrella', component_name: 'lab', target_tag: '1.0.0' };
     expect(await pds.api('alice', 'POST', '/api/v1/operations/rollback-service/execute', params)).toMatchObject({ status: 403, body: { error: 'access denied to this tenant: umbrella' } });
-    expect(await pds.api('alice', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'newco' })).toMatchObject({ status: 403, body: { error: 'admin access required' } });
+    expect(await pds.api('alice', 'POST', '/api/v1/operations/create-tenant/execute', { team_name: 'newco' })).toMatchObject({ status: 403, body: { error: expect.stringMatching(/^admin access required: .*PDS_ADMINS/) } });
   });
 
   it('lets only tenant admins (and platform admins) destroy: a member may not retire a service or delete the tenant', async () => {
