@@ -24,6 +24,7 @@ import { deployCommand } from './commands/deploy.js';
 import { loginCommand } from './commands/login.js';
 import { logoutCommand } from './commands/logout.js';
 import { logsCommand } from './commands/logs.js';
+import { policyCommand } from './commands/policy.js';
 import { previewCommand, previewsCommand } from './commands/preview.js';
 import { reposCommand } from './commands/repos.js';
 import { retireCommand } from './commands/retire.js';
@@ -42,6 +43,7 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
   whoamiCommand,
   tenantsCommand,
   reposCommand,
+  policyCommand,
   servicesCommand,
   statusCommand,
   logsCommand,

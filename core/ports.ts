@@ -16,6 +16,8 @@ import type {
   Tenant,
   WorkflowStep,
 } from './model.js';
+import type { TenantEvent, TenantEventBody } from './governance/events.js';
+import type { TenantPolicy } from './governance/policy.js';
 
 /** Tenants, services, GitOps status, logs and resource usage (read side of the platform). */
 export interface PlatformBackend {
@@ -273,6 +275,27 @@ export interface OAuthStore {
   touch(kind: string, id: string, expiresInSeconds: number, slackSeconds: number): Promise<void>;
 }
 
+/** Who did what, when, for a new {@link TenantEvent}. */
+export type NewTenantEvent = TenantEventBody & { userId: string; timestamp: string };
+
+/**
+ * Tenant policies and the tenant event feed (issue 20), kept in the record store on both backends. Both are keyed by
+ * the tenant's identity, so a tenant re-created under an old name starts with an empty policy and an empty feed.
+ */
+export interface GovernanceStore {
+  /** The tenant's policy; `{}` when none was set. */
+  policy(tenant: TenantRef): Promise<TenantPolicy>;
+  /**
+   * Replace the tenant's policy and record a `policy.changed` event with the old and new documents, in one write.
+   * @returns the event recorded.
+   */
+  setPolicy(tenant: TenantRef, policy: TenantPolicy, by: { userId: string; timestamp: string }): Promise<TenantEvent>;
+  /** Append one event to the tenant's feed. */
+  record(tenant: TenantRef, event: NewTenantEvent): Promise<TenantEvent>;
+  /** The tenant's newest events, newest first, at most `limit`. */
+  events(tenant: TenantRef, limit: number): Promise<TenantEvent[]>;
+}
+
 /** Everything the tools need from the outside world, assembled by the composition root. */
 export interface Platform {
   /** `sandbox` or `kubernetes`; shown in notes so callers know what they are talking to. */
@@ -282,6 +305,8 @@ export interface Platform {
   readonly audit: AuditStore;
   readonly codeHost: CodeHost;
   readonly once: OnceStore;
+  /** Tenant policies and event feeds (issue 20). */
+  readonly governance: GovernanceStore;
   /** The OAuth authorization server's state (not used by tools; the composition root hands it to `auth/oauth/`). */
   readonly oauth: OAuthStore;
   /**

@@ -61,7 +61,7 @@ function describeBodyError(ctx: Context, err: BodyError): { status: number; mess
 export function readJsonBody(): Middleware {
   const parse = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, encoding: 'utf-8' });
   return async (ctx, next) => {
-    if (ctx.method !== 'POST') return next();
+    if (ctx.method !== 'POST' && ctx.method !== 'PUT') return next();
     try {
       await parse(ctx, async () => {});
     } catch (err) {

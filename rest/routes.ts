@@ -71,7 +71,7 @@ export function requestInput(tool: Pick<AnyTool, 'rest'>, ctx: Context): Record<
   } else {
     input = jsonObjectBody(ctx);
   }
-  if (binding.method === 'POST' && binding.query?.length) {
+  if (binding.method !== 'GET' && binding.query?.length) {
     const query = queryParameters(ctx);
     for (const name of binding.query) {
       if (Object.hasOwn(input, name)) {
@@ -139,6 +139,7 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: 
       ctx.body = outputJson(output);
     };
     if (method === 'GET') router.get(koaPath(path), handler);
+    else if (method === 'PUT') router.put(koaPath(path), handler);
     else router.post(koaPath(path), handler);
   }
   return router;

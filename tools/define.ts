@@ -25,7 +25,8 @@ export type Access<I> = 'public' | 'authenticated' | 'admin' | { tenant: (input:
  * chooses the tool by those values; pinned parameters are not input fields.
  */
 export interface RestBinding {
-  method: 'GET' | 'POST';
+  /** `PUT` replaces a whole document (a tenant's policy); its body is read as a POST's. */
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   bodyField?: string;
   pathValues?: Record<string, string>;
@@ -50,10 +51,10 @@ export function fillPath(path: string, fill: (name: string) => string): string {
 
 /** One call of a tool as a REST request: what `pds mcp` sends, and how REST messages name a call. */
 export interface RestRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   /** The path with its parameters filled in (URL-encoded), and for GET the query string, e.g. `/api/v1/services?team=acme`. */
   target: string;
-  /** The JSON body of a POST. */
+  /** The JSON body of a POST or PUT. */
   body?: unknown;
 }
 
@@ -73,13 +74,13 @@ export function restRequest(tool: AnyTool, input: Readonly<Record<string, unknow
     return encodeURIComponent(String(value ?? ''));
   });
   const query = new URLSearchParams();
-  if (binding.method === 'POST') {
+  if (binding.method !== 'GET') {
     for (const name of binding.query ?? []) {
       if (rest[name] !== undefined) query.set(name, String(rest[name]));
       delete rest[name];
     }
     const search = query.toString();
-    return { method: 'POST', target: search ? `${path}?${search}` : path, body: binding.bodyField ? (rest[binding.bodyField] ?? {}) : rest };
+    return { method: binding.method, target: search ? `${path}?${search}` : path, body: binding.bodyField ? (rest[binding.bodyField] ?? {}) : rest };
   }
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) query.set(k, String(v));
   const search = query.toString();

@@ -4,6 +4,7 @@
  */
 import type { AnyStream, AnyTool } from './define.js';
 import { diagnoseTools } from './diagnose.js';
+import { governanceTools } from './governance.js';
 import { logTools } from './logs.js';
 import { operationsTools } from './operations/index.js';
 import { repoTools } from './repos.js';
@@ -16,6 +17,7 @@ import { workflowStreams, workflowTools } from './workflows.js';
 /** Every tool, in the order clients list them. */
 export const allTools: readonly AnyTool[] = [
   ...tenantTools,
+  ...governanceTools,
   ...serviceTools,
   ...logTools,
   ...resourceTools,

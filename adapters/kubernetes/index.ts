@@ -138,6 +138,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     codeHost,
     once: records.once,
     oauth: records.oauth,
+    governance: records.governance,
     kubeconfig: kc,
     cache,
     records,

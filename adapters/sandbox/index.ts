@@ -128,6 +128,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     codeHost: sandboxCodeHost({ store, githubAppSlug: options.githubAppSlug, now }),
     once: store.once,
     oauth: store.oauth,
+    governance: store.governance,
     shutdown: shutdown.signal,
     /** True while open and a write to the record store commits within 2 s (issue 9 item 7, issue 7 item 12). */
     async ready() {

@@ -8,7 +8,7 @@
  * |---|---|
  * | `database.ts` | opening either engine (WAL, `synchronous=FULL`; the `pg` pool), migrations at open |
  * | `schema.ts`, `migrations.ts` | the tables and indexes, the same on both engines |
- * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts` | one store per record |
+ * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts`, `governance.ts` | one store per record |
  * | `tenant-records.ts` | one tenant's records as a draft a workflow step changes, and the write-back of its changes |
  * | `state-import.ts`, `log-import.ts` | the one-time import of an old `state.json` and `logs.jsonl` |
  * | `data-directory.ts` | the start-up refusal when the data directory lost its store |
@@ -25,6 +25,7 @@ import { SqlAuditStore } from './audit.js';
 import { openDatabase, type Engine, type OpenDatabase } from './database.js';
 import { asStoreError, translated } from './errors.js';
 import type { Executor } from './executor.js';
+import { SqlGovernanceStore } from './governance.js';
 import { MetaStore } from './meta.js';
 import { LogStore } from './logs.js';
 import { SqlOAuthStore } from './oauth.js';
@@ -50,6 +51,7 @@ export interface Records {
   readonly oauth: SqlOAuthStore;
   readonly logs: LogStore;
   readonly meta: MetaStore;
+  readonly governance: SqlGovernanceStore;
 }
 
 /** Options of {@link openRecordStore}. */
@@ -83,6 +85,7 @@ export class RecordStore implements Records {
   readonly oauth: SqlOAuthStore;
   readonly logs: LogStore;
   readonly meta: MetaStore;
+  readonly governance: SqlGovernanceStore;
   private closed = false;
 
   constructor(
@@ -100,6 +103,7 @@ export class RecordStore implements Records {
     this.oauth = bound.oauth;
     this.logs = bound.logs;
     this.meta = bound.meta;
+    this.governance = bound.governance;
   }
 
   /** `sqlite` or `postgres`. */
@@ -183,6 +187,7 @@ export class RecordStore implements Records {
       oauth: translated(new SqlOAuthStore(db, nowMs)),
       logs: translated(new LogStore(db, this.maxLogLinesPerService)),
       meta: translated(new MetaStore(db)),
+      governance: translated(new SqlGovernanceStore(db)),
     };
   }
 }

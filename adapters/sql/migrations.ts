@@ -242,6 +242,37 @@ const repositoryRegistrants: Migration = {
   },
 };
 
+/**
+ * Governance (issue 20): one policy document per tenant identity, and the tenant event feed (policy changes, freeze
+ * overrides), newest first per tenant identity.
+ */
+function governance(engine: Engine): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('tenant_policies')
+        .addColumn('tenant_uid', 'text', (c) => c.primaryKey())
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('policy', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('updated_by', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('tenant_events')
+        .$call(withSeq(engine))
+        .addColumn('id', 'text', (c) => c.notNull().unique())
+        .addColumn('tenant_uid', 'text', (c) => c.notNull())
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('timestamp', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('tenant_events_by_tenant').on('tenant_events').columns(['tenant_uid', 'seq']).execute();
+    },
+  };
+}
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
   return {
@@ -249,6 +280,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0002-oauth-records': oauthRecords,
     '0003-log-lines': logLines(engine),
     '0004-repository-registrants': repositoryRegistrants,
+    '0005-governance': governance(engine),
   };
 }
 

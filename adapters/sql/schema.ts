@@ -204,6 +204,34 @@ export interface MetaTable {
   value: string;
 }
 
+/** A tenant's governance policy (issue 20), by tenant identity; absent: the empty policy. */
+export interface TenantPoliciesTable {
+  tenant_uid: string;
+  /** The tenant's name when last set, for reading the table by eye. */
+  team: string;
+  /** JSON: the policy document as validated (`core/governance/policy.ts`). */
+  policy: string;
+  /** ISO 8601 UTC. */
+  updated_at: string;
+  updated_by: string;
+}
+
+/** One event of a tenant's feed (`core/governance/events.ts`), newest `seq` last. */
+export interface TenantEventsTable {
+  seq: Generated<number>;
+  id: string;
+  tenant_uid: string;
+  /** The tenant's name when it happened. */
+  team: string;
+  /** `policy.changed`, `freeze.overridden`. */
+  type: string;
+  user_id: string;
+  /** ISO 8601 UTC. */
+  timestamp: string;
+  /** JSON object: the event's `data`. */
+  data: string;
+}
+
 /** Every table, by name. */
 export interface Database {
   tenants: TenantsTable;
@@ -218,4 +246,6 @@ export interface Database {
   oauth_records: OAuthRecordsTable;
   log_lines: LogLinesTable;
   pds_meta: MetaTable;
+  tenant_policies: TenantPoliciesTable;
+  tenant_events: TenantEventsTable;
 }

@@ -271,6 +271,61 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       listed.push(...names);
     });
 
+    it('governance: the tenant policy, a freeze refused at the door, an override audited, the event feed (REST and MCP)', async () => {
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      const window = { name: 'always', schedule: '* * * * *', duration: '2m', timeZone: 'Europe/Berlin', operations: ['rollback-service'], reason: 'release freeze' };
+      expect(await pds.api('dave', 'GET', policyPath)).toMatchObject({ status: 200, body: { team: TEAM, policy: {} } });
+      expect((await pds.api('dave', 'PUT', policyPath, { freezeWindows: [window] })).status).toBe(403);
+      const invalid = await pds.api('alice', 'PUT', policyPath, { freezeWindows: [{ ...window, schedule: 'every friday' }] });
+      expect(invalid.status).toBe(400);
+      expect(invalid.body.error).toMatch(/schedule/);
+      // Writes here are the platform admin's (a person too), so the tenant admin's write budget stays for what follows.
+      const set = await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [window] });
+      expect(set.status, JSON.stringify(set.body)).toBe(200);
+      expect(set.body.event).toMatchObject({ type: 'policy.changed', userId: ADMIN, data: { old: {}, new: { freezeWindows: [window] } } });
+
+      // Refused at the door, before anything is recorded: REST 403, MCP isError, both naming the window and its end.
+      const rollback = { team_name: TEAM, component_name: 'web', target_tag: '0.1.1' };
+      const refused = await pds.api(ADMIN, 'POST', '/api/v1/operations/rollback-service/execute', rollback);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatch(/window "always" \(release freeze\) until .* Europe\/Berlin \(.*Z\)/);
+      expect((await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(workflows.at(-1));
+      const root = await connectHttp(CLIENTS.at(-1)!, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token(ADMIN)}` });
+      try {
+        const mcpRefused = await root.callTool({ name: 'platform_rollback_service', arguments: rollback });
+        expect(mcpRefused.isError).toBe(true);
+        expect(JSON.stringify(mcpRefused.content)).toMatch(/window \\"always\\"/);
+
+        // Break-glass by an admin acting as a person (signed in: a self-issued token), over MCP.
+        const call = async (name: string, args: Record<string, unknown>) => {
+          covered.add(name);
+          const r = await root.callTool({ name, arguments: args });
+          expect(r.isError, `${name}: ${JSON.stringify(r.content)}`).toBeFalsy();
+          return r.structuredContent as any;
+        };
+        const over = await call('platform_rollback_service', { ...rollback, override_reason: 'hotfix for incident 42' });
+        expect(over).toMatchObject({ operation: 'rollback-service', status: 'submitted' });
+        workflows.push(over.workflowName);
+        const run = await poll('the override rollback', t.workflowSeconds, async () => {
+          const w = await pds.api('alice', 'GET', `/api/v1/workflows/${over.workflowName}`);
+          return w.body.audit.status === 'succeeded' && w.body;
+        });
+        expect(run.audit.parameters).toMatchObject({ target_tag: '0.1.1', override_reason: 'hotfix for incident 42' });
+
+        const events = await call('platform_list_tenant_events', { name: TEAM });
+        expect(events.items.map((e: any) => e.type)).toEqual(['freeze.overridden', 'policy.changed']);
+        expect(events.items[0]).toMatchObject({ userId: ADMIN, data: { workflowName: over.workflowName, window: 'always', reason: 'hotfix for incident 42' } });
+        expect((await pds.api('dave', 'GET', `/api/v1/tenants/${TEAM}/events?limit=1`)).body).toMatchObject({ count: 1, items: [{ type: 'freeze.overridden' }] });
+        expect((await pds.api('mallory', 'GET', `/api/v1/tenants/${TEAM}/events`)).status).toBe(403);
+        expect(await call('platform_set_tenant_policy', { name: TEAM, policy: {} })).toMatchObject({ policy: {} });
+        expect(await call('platform_get_tenant_policy', { name: TEAM })).toEqual({ team: TEAM, policy: {} });
+        // None of it is an execution: the audit trail holds the override's workflow and nothing else new.
+        expect((await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(over.workflowName);
+      } finally {
+        await root.close();
+      }
+    });
+
     it('retire-service and delete-tenant (confirmed) remove what was made', async () => {
       succeeded(await run('alice', 'retire-service', { team_name: TEAM, component_name: 'web' }));
       await poll('the service gone', 30, async () => (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).status === 404);

@@ -12,7 +12,9 @@ import { CLIENTS, connectHttp, textOf } from '../helpers/mcp-clients.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Issue 11: the default selection's `tools/list` result, in bytes of JSON. */
-const DEFAULT_BUDGET = 24 * 1024;
+// 24 KB (issue 11), raised by 1 KB for issue 20's override_reason: one optional field on every operation tool, which
+// cannot be listed for fewer bytes.
+const DEFAULT_BUDGET = 25 * 1024;
 
 let pds: TestServer;
 let auth: Record<string, string>;
@@ -41,7 +43,7 @@ describe('the toolsets of the definitions', () => {
     for (const set of TOOLSETS) expect(namesIn([set]).length, set).toBeGreaterThan(0);
   });
 
-  it('prints the bytes of each set and of the default, and holds the default to 24 KB', async () => {
+  it('prints the bytes of each set and of the default, and holds the default to 25 KB', async () => {
     const sizes: Record<string, number> = {};
     for (const set of [...TOOLSETS, DEFAULT_TOOLSETS.join(','), 'all']) {
       const { status, body } = await listRaw(`?toolsets=${set}`);
@@ -146,7 +148,7 @@ describe('the operator bound (PDS_TOOLSETS) and read-only mode', () => {
       const all = await listRaw('?toolsets=all', {}, bounded.url, authorization);
       expect(all.body.result.tools.map((t: any) => t.name)).toEqual(readOnly(['observe', 'tenants']));
       const narrowed = await listRaw('?toolsets=tenants', {}, bounded.url, authorization);
-      expect(narrowed.body.result.tools.map((t: any) => t.name)).toEqual(['platform_list_tenants', 'platform_get_tenant']);
+      expect(narrowed.body.result.tools.map((t: any) => t.name)).toEqual(['platform_list_tenants', 'platform_get_tenant', 'platform_get_tenant_policy', 'platform_list_tenant_events']);
       const widened = await listRaw('?toolsets=observe,deploy', {}, bounded.url, authorization);
       expect(widened.status).toBe(400);
       expect(widened.body.error.message).toMatch(/"deploy" not enabled on this pds \(PDS_TOOLSETS\); enabled: observe, tenants/);

@@ -119,8 +119,9 @@ describe('invoke()', () => {
     await expect(invoke(tool('platform_rollback_service'), { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' }, who('alice'), limited)).rejects.toMatchObject({
       code: 'RATE_LIMITED',
     });
-    // Reads that decide access and the preflight (tenant and service exist), never a write, audit or workflow call.
-    expect(calls.filter((c) => !['backend.getTenant', 'backend.getService', 'backend.listServices'].includes(c))).toEqual([]);
+    // Reads that decide access, the preflight (tenant and service exist) and the freeze check (the tenant's identity,
+    // for its policy), never a write, audit or workflow call.
+    expect(calls.filter((c) => !['backend.getTenant', 'backend.getService', 'backend.listServices', 'backend.getTenantRef'].includes(c))).toEqual([]);
     expect(await snapshot()).toEqual(before);
   });
 

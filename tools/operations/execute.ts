@@ -9,7 +9,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ConfirmationRequired, PlatformError, Upstream } from '../../core/errors.js';
+import { ConfirmationRequired, Forbidden, PlatformError, Upstream } from '../../core/errors.js';
+import { activeFreeze, describeFreeze, type ActiveFreeze } from '../../core/governance/policy.js';
+import type { TenantRef } from '../../core/ports.js';
+import { roleAllows, roleIn } from '../access.js';
+import { requirePerson } from '../governance.js';
 import type { AuditEntry } from '../../core/model.js';
 import type { AnyOperationContract, Door, OperationParams } from '../../core/operations/index.js';
 import { parameterStrings, redactEnvVars, type EnvVar } from '../../core/operations/parameters.js';
@@ -36,9 +40,13 @@ export const ConfirmationRequest = z.object({
   plan: z.string().describe('What the operation will do'),
 });
 
-/** The input of an operation tool: the operation's parameters, and `confirm` for operations that need it. */
+/**
+ * The input of an operation tool: the operation's parameters, `confirm` for operations that need it, and
+ * `override_reason` (break-glass during a freeze window).
+ */
 export interface OperationInput {
   confirm?: string;
+  override_reason?: string;
   [parameter: string]: unknown;
 }
 
@@ -64,6 +72,8 @@ export function workflowNameFor(operation: string): string {
  * @throws ConfirmationRequired (400) for a `requiresConfirm` operation without `confirm`: nothing changed; the error
  *   carries the value, its expiry and the plan.
  * @throws PlatformError from the operation's preflight (403/404/400; nothing audited or submitted).
+ * @throws Forbidden during a freeze window of the tenant that covers the operation, unless a tenant admin acting as a
+ *   person gave `override_reason` (nothing audited or submitted).
  * @throws InvalidParams when `confirm` is malformed, expired, used, or made for another call.
  * @throws Upstream (or the engine's own PlatformError) when the workflow engine refuses the submission; nothing is
  *   then recorded.
@@ -87,10 +97,9 @@ export interface Submission {
  * waits for the workflow can word the settled message ({@link settledMessage}). Throws as {@link executeOperation}.
  */
 export async function submitOperation(contract: AnyOperationContract, input: OperationInput, ctx: ToolContext): Promise<Submission> {
-  const { confirm, ...params } = input;
+  const { confirm, override_reason: overrideReason, ...params } = input;
   const parameters = params as OperationParams;
   const recorded = recordedParameters(contract, params);
-  const binding = { userId: ctx.identity.userId, operation: contract.id, parameters: recorded };
   const checked = await contract.preflight?.(parameters, {
     domain: ctx.settings.domain,
     backend: ctx.platform.backend,
@@ -100,6 +109,10 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
     door: ctx.door,
     visibleTenants: () => visibleTenantNames(ctx.platform.backend, ctx.identity),
   });
+  const override = await checkFreeze(contract, parameters, overrideReason, ctx);
+  // The override is part of what was done: audited, and bound into a confirmation like any parameter.
+  if (override) recorded.override_reason = override.reason;
+  const binding = { userId: ctx.identity.userId, operation: contract.id, parameters: recorded };
   const summary = await contract.summarize(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend });
   if (contract.requiresConfirm) {
     if (!confirm) {
@@ -138,7 +151,23 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
   } catch (err) {
     throw err instanceof PlatformError ? err : new Upstream('the workflow engine refused the submission', { cause: err });
   }
-  const warnings = checked?.warnings ?? [];
+  const warnings = [...(checked?.warnings ?? [])];
+  if (override) {
+    // The workflow is submitted: a failure to add the event must not read as a refused call (a retry would run it
+    // twice); the override stays in the audit entry's parameters.
+    await ctx.platform.governance.record(override.tenant, {
+      type: 'freeze.overridden',
+      userId: ctx.identity.userId,
+      timestamp: entry.timestamp,
+      data: {
+        workflowName,
+        operation: contract.id,
+        window: override.freeze.name,
+        windowEndsAt: override.freeze.endsAt.toISOString(),
+        reason: override.reason,
+      },
+    }).catch(() => warnings.push('the freeze override was audited but could not be added to the tenant\'s event feed'));
+  }
   return {
     result: {
       workflowName,
@@ -150,6 +179,45 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
     summary,
     warnings,
   };
+}
+
+/** A freeze window overridden by a tenant admin, for the audit entry and the tenant's feed. */
+interface FreezeOverride {
+  tenant: TenantRef;
+  freeze: ActiveFreeze;
+  reason: string;
+}
+
+/**
+ * Refuse an execution of an operation a freeze window of its tenant covers now (issue 20 item 3), before anything is
+ * recorded; let it through when a tenant admin (or platform admin), signed in as a person, gave `override_reason`.
+ * @returns the override when one was used; `undefined` when no window is active (a reason given then is ignored).
+ * @throws Forbidden naming the window, its reason and its end (in its time zone and UTC); or, for an override, saying
+ *   that a person with the tenant's admin role is needed.
+ */
+async function checkFreeze(
+  contract: AnyOperationContract,
+  parameters: OperationParams,
+  reason: string | undefined,
+  ctx: ToolContext,
+): Promise<FreezeOverride | undefined> {
+  const team = contract.target(parameters as Record<string, unknown>).team;
+  const tenant = team ? await ctx.platform.backend.getTenantRef(team) : undefined;
+  if (!tenant) return undefined;
+  const freeze = activeFreeze(await ctx.platform.governance.policy(tenant), contract.id, new Date());
+  if (!freeze) return undefined;
+  const refusal = describeFreeze(freeze, contract.id, team);
+  if (!reason) {
+    throw new Forbidden(
+      `${refusal}. Nothing was changed. Try again after the window, or a tenant admin signed in as a person (pds login) ` +
+        'may override it by repeating the call with "override_reason"',
+    );
+  }
+  requirePerson(ctx.identity, `overriding freeze window "${freeze.name}"`);
+  if (!ctx.identity.admin && !roleAllows(roleIn(await ctx.platform.backend.getTenant(team), ctx.identity), 'admin')) {
+    throw new Forbidden(`${refusal}. Only the tenant's admins and platform admins may override it; nothing was changed`);
+  }
+  return { tenant, freeze, reason };
 }
 
 /**

@@ -24,6 +24,17 @@ const Confirm = z
   .optional()
   .describe('The "confirm" value of the previous call\'s answer; omit it on the first call');
 
+/**
+ * Break-glass during a freeze window (issue 20): beside the operation's parameters (`docs/api.md#beside-the-contract`),
+ * never one of them.
+ */
+const OverrideReason = z
+  .string()
+  .trim()
+  .max(200)
+  .optional()
+  .describe('Freeze window override: why, e.g. "incident 42" (tenant admins, signed in)');
+
 /** Appended to every operation's description: who may run it (`docs/api.md#authentication` 4). */
 const WHO_MAY_RUN: Readonly<Record<OperationRole, string>> = {
   member: 'Who may run it: tenant members and admins, platform admins.',
@@ -45,6 +56,7 @@ export function operationDescription(contract: AnyOperationContract): string {
 export function operationTool(contract: AnyOperationContract): AnyTool {
   const extended = (contract.requiresConfirm ? contract.parameters.safeExtend({ confirm: Confirm }) : contract.parameters).safeExtend({
     wait_seconds: WaitSeconds,
+    override_reason: OverrideReason,
   });
   // An extension is a new schema: carry the contract's JSON Schema additions (deploy-service's per-action oneOf) over.
   const meta = contract.parameters.meta();

@@ -1,0 +1,46 @@
+/**
+ * The tenant event feed (issue 20): what happened in a tenant that is not an execution — policy changes and freeze
+ * overrides today. Executions stay in the audit trail (`GET /api/v1/audit`); nothing here is written there.
+ */
+import { z } from 'zod';
+import { TenantPolicy } from './policy.js';
+
+/** A change of the tenant's policy, with the document before and after. */
+const PolicyChanged = z.object({
+  type: z.literal('policy.changed'),
+  data: z.object({
+    old: TenantPolicy.describe('The policy before the change ({} when none)'),
+    new: TenantPolicy.describe('The policy after the change'),
+  }),
+});
+
+/** An execution submitted during a freeze window by a tenant admin who gave a reason. */
+const FreezeOverridden = z.object({
+  type: z.literal('freeze.overridden'),
+  data: z.object({
+    workflowName: z.string().describe('The workflow submitted despite the window, e.g. "deploy-service-x7k2p"'),
+    operation: z.string().describe('e.g. "deploy-service"'),
+    window: z.string().describe('The window overridden, e.g. "weekend"'),
+    windowEndsAt: z.string().describe('ISO 8601 UTC end of the window'),
+    reason: z.string().describe('The override_reason given, e.g. "hotfix for incident 42"'),
+  }),
+});
+
+/** What an event says, by type. */
+export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden]);
+export type TenantEventBody = z.output<typeof TenantEventBody>;
+
+/** One event of a tenant's feed. */
+export const TenantEvent = z
+  .object({
+    id: z.string().describe('Unique id (UUID)'),
+    timestamp: z.string().describe('ISO 8601 UTC'),
+    team: z.string().describe('The tenant\'s name when it happened, e.g. "acme"'),
+    userId: z.string().describe('Who did it, e.g. "alice"'),
+  })
+  .and(TenantEventBody);
+export type TenantEvent = z.output<typeof TenantEvent>;
+
+/** Events a feed lists by default, and at most. */
+export const EVENTS_DEFAULT_LIMIT = 50;
+export const EVENTS_MAX_LIMIT = 200;

@@ -1,0 +1,75 @@
+/**
+ * `pds policy get|set|events` as a real process against a real pds (issue 20): a tenant admin sets a policy from a YAML
+ * file, a member reads it back, an invalid document is refused with the server's message, and the change is in the feed.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeAndWait, startTestServer, type TestServer } from '../helpers/server.js';
+
+const PDS = path.resolve('bin/pds-src.js');
+let pds: TestServer;
+let home: string;
+
+function run(args: string[], user: string, stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
+  return pds.token(user).then(
+    (token) =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [PDS, ...args], {
+          env: { ...process.env, XDG_CONFIG_HOME: home, PDS_BASE_URL: pds.url, PDS_TOKEN: token },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        child.stdin.end(stdin);
+        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      }),
+  );
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(path.join(tmpdir(), 'pds-cli-policy-'));
+  pds = await startTestServer();
+  await executeAndWait(pds, 'root', 'create-tenant', { team_name: 'acme', admins: 'alice', viewers: 'dave' });
+}, 60_000);
+
+afterAll(async () => {
+  await pds?.stop();
+  await rm(home, { recursive: true, force: true });
+});
+
+describe('pds policy', () => {
+  it('sets a policy from YAML, reads it back in every format, and shows the change in the feed', async () => {
+    const file = path.join(home, 'policy.yaml');
+    await writeFile(
+      file,
+      'freezeWindows:\n  - name: weekend\n    schedule: "0 18 * * 5"\n    duration: 63h\n    timeZone: Europe/Berlin\n' +
+        '    operations: [deploy-service]\n    reason: no one on call\n',
+    );
+    const set = await run(['policy', 'set', 'acme', '-f', file, '-o', 'json'], 'alice');
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ freezeWindows: [{ name: 'weekend', timeZone: 'Europe/Berlin' }] });
+
+    const table = await run(['policy', 'get', 'acme', '-o', 'table'], 'dave');
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/freeze weekend.*deploy-service: "0 18 \* \* 5" for 63h \(Europe\/Berlin\)/);
+    const yaml = await run(['policy', 'get', 'acme', '-o', 'yaml'], 'dave');
+    expect(yaml.stdout).toContain('schedule: 0 18 * * 5');
+
+    const events = await run(['policy', 'events', 'acme', '-o', 'json'], 'dave');
+    expect(JSON.parse(events.stdout)).toMatchObject({ count: 1, items: [{ type: 'policy.changed', userId: 'alice' }] });
+  });
+
+  it('refuses an invalid document and a member who is not an admin, with the server\'s message', async () => {
+    const bad = await run(['policy', 'set', 'acme', '-f', '-'], 'alice', '{"freezeWindows":[{"schedule":"soon","duration":"1h","operations":["*"],"reason":"x"}]}');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/schedule/);
+    const viewer = await run(['policy', 'set', 'acme', '-f', '-'], 'dave', '{}');
+    expect(viewer.code).toBe(1);
+    expect(viewer.stderr).toMatch(/access denied/);
+  });
+});
