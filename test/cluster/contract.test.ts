@@ -17,6 +17,8 @@ describeContract('kubernetes', async () => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   github.setApp('4242', publicKey.export({ type: 'spki', format: 'pem' }).toString());
   github.addInstallation(11, REPO.split('/')[0]!, [{ fullName: REPO, files: { Dockerfile: 'FROM node:20-alpine\n' } }]);
+  // Repositories belong to those who can push to them (issue 17 item 2): the suite's tenant admin registers REPO.
+  github.setPermission(REPO, 'alice', 'write');
   const platform = await harness.platform({
     log: silentLogger,
     githubApp: { appId: '4242', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), slug: 'pds-platform', apiUrl: github.url },
