@@ -7,39 +7,27 @@
  */
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDexFixture, type DexFixture } from '../fixtures/dex.js';
-import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
+import type { DexFixture } from '../fixtures/dex.js';
+import type { GitHubFixture } from '../fixtures/github-api.js';
 import { Browser, type Page } from '../helpers/browser.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { startSignInStack, type SignInStack } from '../helpers/sign-in-stack.js';
 
 let dex: DexFixture;
 let github: GitHubFixture;
 let pds: TestServer;
 let as: oidc.Configuration;
+let stack: SignInStack | undefined;
 const REDIRECT = 'http://127.0.0.1:40018/callback';
 
 beforeAll(async () => {
-  dex = await startDexFixture('pds');
-  dex.setClientSecret('dex-secret');
+  stack = await startSignInStack();
+  ({ dex, github, pds, as } = stack);
   dex.addUser('alice', 'pw', { email: 'alice@example.com', email_verified: true });
-  github = await startGitHubFixture();
-  github.setOAuthApp('Iv1.pds', 'gh-secret');
-  pds = await startTestServer({
-    PDS_AUTH_URL: dex.url,
-    PDS_OIDC_AUDIENCE: 'pds',
-    PDS_OIDC_CLIENT_SECRET: 'dex-secret',
-    PDS_GITHUB_API_URL: github.url,
-    PDS_GITHUB_OAUTH_URL: github.url,
-    PDS_GITHUB_OAUTH_CLIENT_ID: 'Iv1.pds',
-    PDS_GITHUB_OAUTH_CLIENT_SECRET: 'gh-secret',
-  });
-  as = await oidc.discovery(new URL(pds.config.baseUrl), 'pds-cli', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
 });
 
 afterAll(async () => {
-  await pds?.stop();
-  await dex?.close();
-  await github?.close();
+  await stack?.stop();
 });
 
 const title = (page: Page) => page.body.match(/<title>([^<]*?)(?: · pds)?<\/title>/)?.[1];
