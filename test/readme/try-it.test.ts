@@ -85,9 +85,12 @@ describe('the README "Try it" block', () => {
       expect(code, `the block failed (exit ${code}):\n--- stdout\n${stdout}\n--- stderr\n${stderr.slice(-6000)}`).toBe(0);
       // pds dev's lines, create-tenant answering once settled, and `npx pds status` (JSON, as its stdout is a pipe).
       expect(stdout).toContain(`export PDS_BASE_URL=${baseUrl}`);
-      expect(stdout).toMatch(/"operation":\s*"create-tenant".*"phase":\s*"succeeded"/);
+      // Piped, the CLI prints JSON: each --wait the settled workflow, pds status the Status.
+      expect(stdout).toMatch(/"phase":\s*"succeeded"/);
+      expect(stdout).not.toMatch(/"phase":\s*"failed"/);
       expect(stdout).toMatch(/"healthStatus":\s*"Healthy"/);
       expect(stdout).toMatch(/"syncStatus":\s*"Synced"/);
+      expect(stdout).toContain('retire-service');
       // The trap stopped pds dev: within 20 s of the shell's exit nothing it started is left, and nothing answers.
       expect(outlived, 'a process the block started outlived the shell').toBe(false);
       expect(await fetch(`${baseUrl}/healthz`).then((r) => r.status, () => 'refused')).toBe('refused');
