@@ -7,6 +7,7 @@
  * What is enforced today: `freezeWindows` (refused at the door, `tools/operations/execute.ts`). `approvals` and
  * `promotion` are accepted and stored, not yet enforced (README "Governance").
  */
+import { parseMemberReference } from '../identity.js';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { TeamName } from '../model.js';
@@ -39,28 +40,23 @@ export const Duration = z
   .refine((s) => (durationMs(s) ?? 0) <= MAX_DURATION_MS, 'must be at most 30 days ("30d")');
 
 /**
- * Who may approve: a user id as pds sees it (`alice`, `alice@example.com`), `group:<name>` (a group claim of the
- * approver's token), or `role:admin` (the tenant's admins). pds has no shared identity grammar yet (the security issue
- * adds one); until then this is the one place that parses approver references.
+ * Who may approve: a user id (`alice`, `alice@example.com`, `oidc:…`), `group:<name>` (a group claim of the approver's
+ * token), or `role:admin` (the tenant's admins) — member references of the one identity grammar (`core/identity.ts`).
  */
 export type ApproverRef = { kind: 'user'; userId: string } | { kind: 'group'; group: string } | { kind: 'role'; role: 'admin' };
 
-const USER_ID = /^[A-Za-z0-9][A-Za-z0-9._@+\-:]{0,199}$/;
-const GROUP = /^[A-Za-z0-9][A-Za-z0-9._@+\-:/]{0,199}$/;
-
 /**
- * Parse an approver reference.
+ * Parse an approver reference with {@link parseMemberReference}; of the prefixed forms only `group:` and `role:admin`
+ * name approvers (`github-actions:` is CI, never a person).
  * @returns `undefined` when `text` is none of the three forms.
  * @example parseApprover('group:sre') // { kind: 'group', group: 'sre' }
  */
 export function parseApprover(text: string): ApproverRef | undefined {
-  if (text === 'role:admin') return { kind: 'role', role: 'admin' };
-  if (text.startsWith('role:')) return undefined;
-  if (text.startsWith('group:')) {
-    const group = text.slice('group:'.length);
-    return GROUP.test(group) ? { kind: 'group', group } : undefined;
-  }
-  return USER_ID.test(text) ? { kind: 'user', userId: text } : undefined;
+  const ref = parseMemberReference(text);
+  if (ref?.kind === 'user') return { kind: 'user', userId: ref.user.id };
+  if (ref?.kind === 'group') return { kind: 'group', group: ref.name };
+  if (ref?.kind === 'role' && ref.name === 'admin') return { kind: 'role', role: 'admin' };
+  return undefined;
 }
 
 /** An operation name, or `*` for every operation. */

@@ -51,6 +51,10 @@ describe('the policy document', () => {
       expect(TenantPolicy.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
     expect(parseApprover('group:sre')).toEqual({ kind: 'group', group: 'sre' });
+    // The identity grammar's member references: people by user id, role:admin only, never a CI identity.
+    expect(parseApprover('jane@example.com')).toEqual({ kind: 'user', userId: 'jane@example.com' });
+    expect(parseApprover('role:admin')).toEqual({ kind: 'role', role: 'admin' });
+    for (const bad of ['role:member', 'github-actions:acme/web', 'root:x', 'a b', 'group:']) expect(parseApprover(bad), bad).toBeUndefined();
     expect(durationMs('1h30m')).toBe(5_400_000);
   });
 
