@@ -42,7 +42,8 @@ function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
  */
 function onTerminal(args: string[], extra: Record<string, string> = {}): Promise<Run> {
   // NO_COLOR counts when set at all (Node's own colour check), so it is left out unless the test sets it.
-  const { NO_COLOR: _unset, COLUMNS: _none, ...inherited } = process.env;
+  // CI=… makes Node report a terminal of two colours (tty getColorDepth), as on CI: a person's terminal is asked for.
+  const { NO_COLOR: _unset, COLUMNS: _none, CI: _ci, FORCE_COLOR: _forced, ...inherited } = process.env;
   const child = spawn('script', ['-qefc', 'stty cols 80 rows 30; exec "$PDS_NODE" "$PDS_BIN" $PDS_ARGS', '/dev/null'], {
     env: { ...inherited, XDG_CONFIG_HOME: home, PDS_NODE: process.execPath, PDS_BIN: PDS, PDS_ARGS: args.join(' '), TERM: 'xterm-256color', ...env, ...extra },
     stdio: ['pipe', 'pipe', 'pipe'],

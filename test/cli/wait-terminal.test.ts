@@ -38,9 +38,15 @@ interface OnTerminal {
  * `pds wait <workflow>` on a pseudo-terminal. The command line is fixed text; the workflow name and paths reach it
  * through the environment, never spliced into the shell command.
  */
+/** The environment less what a CI runner sets: CI=… makes Node report a terminal of two colours (tty getColorDepth). */
+function personsTerminal(): NodeJS.ProcessEnv {
+  const { CI: _ci, FORCE_COLOR: _forced, NO_COLOR: _none, ...env } = process.env;
+  return env;
+}
+
 function waitOnTerminal(workflow: string, env: Record<string, string>): OnTerminal {
   const child = spawn('script', ['-qefc', 'stty cols 100 rows 30; exec "$PDS_NODE" "$PDS_BIN" wait "$PDS_WORKFLOW"', '/dev/null'], {
-    env: { ...process.env, XDG_CONFIG_HOME: home, PDS_NODE: process.execPath, PDS_BIN: PDS, PDS_WORKFLOW: workflow, TERM: 'xterm-256color', ...env },
+    env: { ...personsTerminal(), XDG_CONFIG_HOME: home, PDS_NODE: process.execPath, PDS_BIN: PDS, PDS_WORKFLOW: workflow, TERM: 'xterm-256color', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   started.add(child);

@@ -165,6 +165,8 @@ describe('operations', () => {
       { name: 'team_name', type: 'string', required: true, description: expect.any(String) },
       { name: 'component_name', type: 'string', required: true, description: expect.any(String) },
       { name: 'target_tag', type: 'string', required: true, description: expect.any(String) },
+      // Beside the contract: a person's break-glass reason during a freeze window (issue 20).
+      { name: 'override_reason', type: 'string', required: false, description: expect.any(String) },
     ]);
     const deploy = res.body.items.find((o: any) => o.name === 'deploy-service');
     expect(deploy.parameters.filter((p: any) => p.required).map((p: any) => p.name)).toEqual(['action', 'team_name', 'component_name']);
