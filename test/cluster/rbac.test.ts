@@ -95,6 +95,9 @@ describe('the pds ServiceAccount (deploy/kubernetes/cluster/10-rbac-pds.yaml)', 
   it('holds the preview reaper Lease in its own namespace only', async () => {
     const leases = pds.makeApiClient(CoordinationV1Api);
     const body = { metadata: { name: 'pds-preview-reaper' }, spec: { holderIdentity: 'pds-0', leaseDurationSeconds: 15 } };
+    // The cluster suites share one control plane: a pds another suite ran under this ServiceAccount (the contract suite,
+    // test/cluster/artifact.test.ts) may have left the Lease behind, in whatever order the files ran. Start without it.
+    await status(() => admin.makeApiClient(CoordinationV1Api).deleteNamespacedLease({ namespace: 'pds', name: 'pds-preview-reaper' }));
     expect(await status(() => leases.createNamespacedLease({ namespace: 'pds', body }))).toBe(200);
     const lease = await leases.readNamespacedLease({ namespace: 'pds', name: 'pds-preview-reaper' });
     expect(await status(() => leases.replaceNamespacedLease({ namespace: 'pds', name: 'pds-preview-reaper', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'pds-1' } } }))).toBe(200);
