@@ -23,6 +23,7 @@ import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
 import { kubernetesBackend, type KubernetesBackend } from './backend.js';
+import { ApprovalExpiry } from '../sql/approval-expiry.js';
 import { ArgoWorkflowEngine } from './engine.js';
 import { ClusterCache } from './informers.js';
 import { CountingKubeConfig, loadKubeConfig, ownNamespace } from './kubeconfig.js';
@@ -123,6 +124,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     log,
   });
   reaper.start();
+  const expiry = new ApprovalExpiry({ approvals: records.approvals, engine, log });
+  expiry.start();
   const codeHost = options.githubApp
     ? githubAppCodeHost({ ...options.githubApp, baseUrl: options.githubApp.apiUrl, tenantRef, repositories: records.repositories, fetch: options.fetch })
     : unconfiguredCodeHost(options.githubAppSlug, tenantRef, records.repositories);
@@ -139,6 +142,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     once: records.once,
     oauth: records.oauth,
     governance: records.governance,
+    approvals: records.approvals,
     kubeconfig: kc,
     cache,
     records,
@@ -151,6 +155,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
       shutdown.abort();
       closing ??= (async () => {
         await reaper.close();
+        await expiry.close();
         await engine.close();
         await cache.stop();
         await records.close();

@@ -22,6 +22,7 @@ import type { Platform } from '../../core/ports.js';
 import { checkDataDirectory, claimDataDirectory, importLogJournal, importStateFile, openRecordStore, type RecordStore } from '../sql/index.js';
 import { sandboxBackend } from './backend.js';
 import { sandboxCodeHost } from './code-host.js';
+import { ApprovalExpiry } from '../sql/approval-expiry.js';
 import { SandboxWorkflowEngine } from './engine.js';
 import { sandboxOperations } from './operations.js';
 import { PreviewReaper } from './previews.js';
@@ -92,6 +93,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   });
   let engine: SandboxWorkflowEngine;
   let reaper: PreviewReaper;
+  let expiry: ApprovalExpiry;
   try {
     const imported = await importStateFile(store, { dataDir: options.dataDir, now, log });
     if (imported) log.info({ imported }, 'sandbox: imported state.json into the record store');
@@ -110,6 +112,8 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       log,
     });
     await engine.start();
+    expiry = new ApprovalExpiry({ approvals: store.approvals, engine, log, now });
+    expiry.start();
   } catch (err) {
     await store.close();
     throw err;
@@ -129,6 +133,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     once: store.once,
     oauth: store.oauth,
     governance: store.governance,
+    approvals: store.approvals,
     shutdown: shutdown.signal,
     /** True while open and a write to the record store commits within 2 s (issue 9 item 7, issue 7 item 12). */
     async ready() {
@@ -138,6 +143,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       shutdown.abort();
       closing ??= (async () => {
         clearInterval(sweeper);
+        await expiry.close();
         await engine.close();
         await reaper.close();
         await store.close();
