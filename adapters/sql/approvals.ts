@@ -5,7 +5,7 @@
  * PostgreSQL locks the approval's row first (`FOR UPDATE`), so two replicas deciding at once take turns: one vote is
  * the `required`-th, one close wins, and a workflow starts once.
  */
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { Conflict, NotFound } from '../../core/errors.js';
 import { awaitingFailure, waitingMessage, type Approval, type ApprovalRequest, type ApprovalState, type ApprovalVote } from '../../core/governance/approvals.js';
 import type { ApprovalQuery, ApprovalStore, AwaitingOutcome, TenantRef } from '../../core/ports.js';
@@ -139,7 +139,7 @@ export class SqlApprovalStore implements ApprovalStore {
    */
   async vote(id: string, vote: ApprovalVote): Promise<VoteResult> {
     return inTransaction(this.db, async (tx) => {
-      const row = await this.locked(tx, id);
+      const row = await this.locked(tx, 'id', id);
       if (!row) throw new NotFound(`approval not found: ${id}`);
       if (row.state !== 'pending') throw new Conflict(`approval ${id} is ${row.state} already; nothing was changed`);
       if (row.expires_at <= vote.timestamp) throw new Conflict(`approval ${id} expired at ${row.expires_at}; nothing was changed`);
@@ -191,8 +191,7 @@ export class SqlApprovalStore implements ApprovalStore {
    */
   async close(workflowName: string, outcome: AwaitingOutcome): Promise<Approval | undefined> {
     return inTransaction(this.db, async (tx) => {
-      const found = await tx.selectFrom('approvals').select('id').where('workflow_name', '=', workflowName).executeTakeFirst();
-      const row = found && (await this.locked(tx, found.id));
+      const row = await this.locked(tx, 'workflow_name', workflowName);
       if (!row || row.state !== 'pending') return undefined;
       await tx
         .updateTable('approvals')
@@ -218,9 +217,14 @@ export class SqlApprovalStore implements ApprovalStore {
     });
   }
 
-  /** The row of approval `id`, locked for this transaction on PostgreSQL. */
-  private async locked(tx: Executor, id: string): Promise<Selectable<ApprovalsTable> | undefined> {
-    let query = tx.selectFrom('approvals').selectAll().where('id', '=', id);
+  /**
+   * The approval row whose `column` is `value`, locked for the rest of the transaction: PostgreSQL `FOR UPDATE`; on
+   * SQLite the transaction writes first, so it takes the database's write lock (waiting up to the busy timeout)
+   * instead of failing when it reads first and another process wrote meanwhile.
+   */
+  private async locked(tx: Executor, column: 'id' | 'workflow_name', value: string): Promise<Selectable<ApprovalsTable> | undefined> {
+    if (this.engine === 'sqlite') await tx.updateTable('approvals').set({ state: sql<string>`state` }).where(column, '=', value).execute();
+    let query = tx.selectFrom('approvals').selectAll().where(column, '=', value);
     if (this.engine === 'postgres') query = query.forUpdate();
     return query.executeTakeFirst();
   }
