@@ -397,6 +397,10 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     const record = await this.options.records.workflows.get(name);
     if (!record) return; // not submitted by a pds on this record store
     const run = this.runOf(record, workflow);
+    if (record.approvalId) {
+      const approval = await this.options.records.approvals.ofWorkflow(name);
+      if (approval) run.approval = workflowApproval(approval);
+    }
     for (const listener of this.changeListeners) listener(run);
     if (run.phase !== 'submitted' && record.phase === 'submitted') await this.settle(record, run.phase, run.message, workflow);
   }

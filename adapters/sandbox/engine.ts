@@ -286,7 +286,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
         if (!record) continue;
         const before = this.told.get(record.name);
         if (before === undefined && record.phase === 'submitted') this.told.set(record.name, `${record.phase}:${record.nextStep}`);
-        else if (before !== undefined && before !== `${record.phase}:${record.nextStep}`) this.changed(toRun(record), record.nextStep);
+        else if (before !== undefined && before !== `${record.phase}:${record.nextStep}`) this.changed(await this.withApproval(record), record.nextStep);
       }
     } catch (err) {
       this.options.log.warn({ err }, 'sandbox: could not read workflow progress for onChange listeners; retrying');
@@ -355,7 +355,8 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     }
 
     this.options.afterCommit?.();
-    const run = toRun(record);
+    // Listeners (waits, streams) see the approval a workflow ran under, as a read of it shows.
+    const run = record.approvalId ? await this.withApproval(record).catch(() => toRun(record)) : toRun(record);
     const step = run.steps[index];
     // A line per step this process ran (settlements get theirs from the composition root's onSettled).
     this.options.log.info(

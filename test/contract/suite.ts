@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_IDS, OPERATIONS } from '../../core/operations/index.js';
 import { CLIENTS, connectHttp, type TestClient } from '../helpers/mcp-clients.js';
 import { registerRepository, type TestServer } from '../helpers/server.js';
+import { approvalContract } from './approvals.js';
 
 /** A started pds on one backend, with a tenant name and a repository it can build (tags 0.1.0, 0.1.1). */
 export interface ContractTarget {
@@ -325,6 +326,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         await root.close();
       }
     });
+
+    it('approvals: held, self-approval refused, once per person, MCP only through the person, approve runs, reject and expiry fail', async () => {
+      await approvalContract({ pds, team: TEAM, admin: ADMIN, tenantAdmin: 'alice', workflowSeconds: t.workflowSeconds, covered, workflows });
+    }, 240_000);
 
     it('retire-service and delete-tenant (confirmed) remove what was made', async () => {
       succeeded(await run('alice', 'retire-service', { team_name: TEAM, component_name: 'web' }));
