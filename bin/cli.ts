@@ -19,6 +19,7 @@ import { cliErrorOf } from './client/api.js';
 import { unknownOptionsFirst } from './client/command.js';
 import { CliError, EXIT } from './client/errors.js';
 import { cliWords } from './client/words.js';
+import { approvalsCommand } from './commands/approvals.js';
 import { completionCommand } from './commands/completion.js';
 import { deployCommand } from './commands/deploy.js';
 import { loginCommand } from './commands/login.js';
@@ -44,6 +45,7 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
   tenantsCommand,
   reposCommand,
   policyCommand,
+  approvalsCommand,
   servicesCommand,
   statusCommand,
   logsCommand,
