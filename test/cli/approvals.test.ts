@@ -61,6 +61,11 @@ describe('pds approvals', () => {
     const table = await run(['approvals', '--team', 'acme', '-o', 'wide'], 'alice');
     expect(table.stdout).toMatch(new RegExp(`${approval.id}\\s+${name}\\s+rollback-service acme/web 0\\.1\\.0\\s+carol\\s+0/1`));
 
+    const waiting = await run(['wait', name, '--timeout', '1s'], 'carol');
+    expect(waiting.code).toBe(4);
+    expect(waiting.stderr).toContain(`waiting for approval by role:admin or group:sre until`);
+    expect(waiting.stderr).toContain(`pds approvals approve ${approval.id}`);
+
     const own = await run(['approvals', 'approve', approval.id], 'carol');
     expect(own.code).toBe(1);
     expect(own.stderr).toMatch(/requester can never decide/);
