@@ -44,12 +44,6 @@ async function approverOf(platform: Platform, identity: Identity, team: string):
   return { userId: identity.userId, groups: identity.groups, tenantAdmin: roleAllows(roleIn(tenant, identity), 'admin') };
 }
 
-/** Whether the caller may decide `approval` now (pending, one of its approvers, not its requester). */
-async function canDecide(platform: Platform, identity: Identity, approval: Approval): Promise<boolean> {
-  if (approval.state !== 'pending' || approval.requestedBy === identity.userId) return false;
-  return mayApprove(approval.approvers, await approverOf(platform, identity, approval.team));
-}
-
 export const listApprovals = defineTool({
   name: 'platform_list_approvals',
   title: 'List approvals',
@@ -80,12 +74,13 @@ export const listApprovals = defineTool({
       limit: MAX_APPROVALS * 4,
     });
     const items: z.infer<typeof ListedApproval>[] = [];
+    const approvers = new Map<string, Promise<Approver>>();
     for (const approval of found) {
       if (items.length >= limit) break;
-      const decide = await canDecide(platform, identity, approval);
       const mine = approval.requestedBy === identity.userId;
-      const may = decide || mine || identity.admin || mayApprove(approval.approvers, await approverOf(platform, identity, approval.team));
-      if (may) items.push({ ...approval, canDecide: decide });
+      if (!approvers.has(approval.team)) approvers.set(approval.team, approverOf(platform, identity, approval.team));
+      const approver = mayApprove(approval.approvers, await approvers.get(approval.team)!);
+      if (mine || approver || identity.admin) items.push({ ...approval, canDecide: approval.state === 'pending' && approver && !mine });
     }
     return { items, count: items.length };
   },

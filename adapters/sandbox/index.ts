@@ -112,7 +112,8 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       log,
     });
     await engine.start();
-    expiry = new ApprovalExpiry({ approvals: store.approvals, engine, log, now });
+    // The real clock, as the execute pipeline's expiry times are (`now` may be a test's clock for timestamps).
+    expiry = new ApprovalExpiry({ approvals: store.approvals, engine, log });
     expiry.start();
   } catch (err) {
     await store.close();
