@@ -1,14 +1,17 @@
 /**
  * Approvals through MCP clients (issue 20 item 2): a decision over MCP needs the person's own answer — `pds mcp` on
  * stdio asks them (elicitation; the 2025-11-25 client through the SDK's shim) and a client that cannot ask is
- * refused without ever seeing a value it could confirm with — and a `wait_seconds` wait follows the workflow through
- * its approval, reporting "waiting for approval by …" as progress until the approval starts it and it succeeds.
+ * refused without ever seeing a value it could confirm with; a classic PAT (which may sit in CI) cannot decide over
+ * REST either — and a `wait_seconds` wait follows the workflow through its approval, reporting "waiting for approval
+ * by …" as progress until the approval starts it and it succeeds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
 import { CLIENTS, connectHttp, connectStdio, textOf, type StdioTarget } from '../helpers/mcp-clients.js';
 import { executeAndWait, registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;
+let github: GitHubFixture;
 let stdio: (user: string) => Promise<StdioTarget>;
 
 /** carol's rollback, held for alice's approval: its workflow name and approval id. */
@@ -20,7 +23,8 @@ async function held(): Promise<{ name: string; id: string }> {
 }
 
 beforeAll(async () => {
-  pds = await startTestServer();
+  github = await startGitHubFixture();
+  pds = await startTestServer({ PDS_GITHUB_API_URL: github.url });
   await executeAndWait(pds, 'root', 'create-tenant', { team_name: 'acme', admins: 'alice', members: 'carol' });
   await registerRepository(pds, 'alice', 'acme', 'acme/web');
   const onboard = { action: 'onboard', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.1.0', port: '8080', service_template: 'default' };
@@ -33,7 +37,27 @@ beforeAll(async () => {
     env: { ...(process.env as Record<string, string>), PDS_BASE_URL: pds.url, PDS_TOKEN: await pds.token(user) },
   });
 }, 90_000);
-afterAll(() => pds?.stop());
+afterAll(async () => {
+  await pds?.stop();
+  await github?.close();
+});
+
+describe('over REST', () => {
+  it('refuses a decision made with a classic PAT, the same rule as override_reason, and changes nothing', async () => {
+    const { id } = await held();
+    const pat = `ghp_approvals${'A'.repeat(30)}`;
+    github.addToken(pat, 'alice', ['read:user']);
+    const res = await fetch(`${pds.url}/api/v1/approvals/${id}/approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${pat}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: string }).error).toMatch(/needs a person signed in to pds .* personal access token/);
+    expect((await pds.api('alice', 'GET', `/api/v1/approvals?team=acme`)).body.items.find((a: any) => a.id === id)).toMatchObject({ state: 'pending', approvedBy: [] });
+    expect((await pds.api('alice', 'POST', `/api/v1/approvals/${id}/reject`, { reason: 'clean up' })).status).toBe(200);
+  });
+});
 
 describe.each([CLIENTS[0]!, CLIENTS.at(-1)!])('pds mcp on stdio: $name', (kind) => {
   it('asks the person, and decides only on their yes', async () => {
