@@ -153,13 +153,8 @@ export function ServiceView({ input, result, failure }: { input?: Record<string,
       <section aria-labelledby="rollback-title">
         <h2 id="rollback-title">Roll back</h2>
         {targets.length ? (
-          <form
-            class="rollback"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void rollBack();
-            }}
-          >
+          // No <form>: hosts sandbox views without allow-forms, where a submission is blocked before any handler runs.
+          <div class="rollback" role="group" aria-labelledby="rollback-title">
             <label for="rollback-tag">Tag it ran</label>
             <select id="rollback-tag" value={chosen} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)} disabled={busy}>
               {targets.map((t) => (
@@ -168,11 +163,11 @@ export function ServiceView({ input, result, failure }: { input?: Record<string,
                 </option>
               ))}
             </select>
-            <button type="submit" disabled={busy}>
+            <button type="button" disabled={busy} onClick={() => void rollBack()}>
               Roll back to {chosen}
             </button>
             <p class="muted">Your host asks you before it runs platform_rollback_service.</p>
-          </form>
+          </div>
         ) : (
           <p class="muted">{workflows ? 'No earlier tag to roll back to.' : ''}</p>
         )}
