@@ -24,6 +24,13 @@ import { executeAndWait, registerRepository, startTestServer, type TestServer } 
 const CHROMIUM = process.env.PDS_CHROMIUM ?? '/usr/bin/chromium';
 /** How long a view may take to show a workflow's end (generous: the machine is shared). */
 const VIEW_DEADLINE_MS = 60_000;
+/** Where to save pictures of the views (the README's), when set. */
+const SCREENSHOTS = process.env.PDS_SCREENSHOT_DIR;
+
+/** Save a picture of a view's iframe as `<name>.png` in {@link SCREENSHOTS}, when set. */
+async function picture(view: string, name: string): Promise<void> {
+  if (SCREENSHOTS) await page.locator(`iframe#${view}`).screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}
 
 let pds: TestServer;
 let client: TestClient;
@@ -140,6 +147,7 @@ describe('the workflow view in a host that renders MCP Apps', () => {
     expect(follows.every((e) => e.name === 'platform_get_workflow' && e.arguments.name === workflow)).toBe(true);
     expect(follows.slice(1).every((e) => e.arguments.wait_seconds > 0)).toBe(true);
     expect(calls.filter((e) => e.method === 'result').at(-1)).toMatchObject({ phase: 'succeeded' });
+    await picture(view, 'mcp-app-workflow');
   });
 });
 
@@ -180,6 +188,7 @@ describe('the service view in a host that renders MCP Apps', () => {
     expect((await pds.api('alice', 'GET', '/api/v1/services/acme/web')).body.imageTag).toBe('0.1.0');
     const names = (await hostLog()).filter((e) => e.view === view && e.method === 'tools/call').map((e) => e.name);
     expect(names).toEqual(expect.arrayContaining(['platform_list_workflows', 'platform_rollback_service', 'platform_get_workflow', 'platform_get_status']));
+    await picture(view, 'mcp-app-service');
   });
 });
 
