@@ -4,7 +4,7 @@
  * styles inlined, with a Content-Security-Policy that lets it load and connect to nothing — everything it reads comes
  * through its host. pds serves them as `ui://pds/workflow` and `ui://pds/service` (`tools/mcp-apps.ts`).
  *
- * Run by `npm run build` (`bin/build.js`) and by the test setup (`test/setup/mcp-apps.ts`):
+ * Run by `npm run build` (`bin/build.js`) and by the tests that read the views (`test/helpers/mcp-apps.ts`):
  * `node --import tsx console/mcp-apps/build.ts`.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
