@@ -15,10 +15,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { build, type Rolldown } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureViewsBuilt } from '../helpers/mcp-apps.js';
 import { CLIENTS, connectHttp, type TestClient } from '../helpers/mcp-clients.js';
 import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
+
+// A view's deadline (below) must fit inside a test's.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** Debian's chromium (`.ci/run` installs it). */
 const CHROMIUM = process.env.PDS_CHROMIUM ?? '/usr/bin/chromium';
