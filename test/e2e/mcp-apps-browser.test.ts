@@ -198,12 +198,15 @@ describe('the service view in a host that renders MCP Apps', () => {
 describe('the views themselves', () => {
   const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-  it('have no serious or critical axe-core violations, light or dark', async () => {
+  it('have no serious or critical axe-core violations, light or dark, wide or 390 px narrow', async () => {
     const frames = page.frames().filter((f) => f !== page.mainFrame());
     expect(frames).toHaveLength(2);
-    for (const scheme of ['light', 'dark'] as const) {
+    for (const [scheme, width] of [['light', 900], ['dark', 900], ['light', 390]] as const) {
       await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width, height: 900 });
       for (const frame of frames) {
+        // Nothing wider than the view (the host gives it the page's width, less the iframe's border).
+        await expect.poll(() => frame.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
         // evaluate runs outside the view's CSP (the page itself allows no script but its own inline one).
         await frame.evaluate(axeSource);
         const violations = await frame.evaluate(async () => {
@@ -212,7 +215,7 @@ describe('the views themselves', () => {
             .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
             .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
         });
-        expect(violations, `${scheme}: ${frame.url()}`).toEqual([]);
+        expect(violations, `${scheme}, ${width} px: ${frame.url()}`).toEqual([]);
       }
     }
   });
