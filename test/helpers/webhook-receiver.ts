@@ -21,8 +21,8 @@ export interface Received {
   status: number;
 }
 
-/** What to answer the `n`th request (1-based) to `path`: a status and optional headers. */
-export type Script = (n: number, path: string) => { status: number; headers?: Record<string, string> };
+/** What to answer the `n`th request (1-based) to `path`, given its headers: a status and optional headers. */
+export type Script = (n: number, path: string, headers: http.IncomingHttpHeaders) => { status: number; headers?: Record<string, string> };
 
 export interface Receiver {
   /** `http://127.0.0.1:<port>`. */
@@ -57,7 +57,7 @@ export async function startReceiver(script: Script = () => ({ status: 200 })): P
       const body = Buffer.concat(chunks).toString('utf8');
       const n = (counts.get(path) ?? 0) + 1;
       counts.set(path, n);
-      const answer = script(n, path);
+      const answer = script(n, path, req.headers);
       const secret = secrets.get(path);
       let json: unknown;
       try {
