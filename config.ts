@@ -129,7 +129,8 @@ export interface Config {
   trustProxy: boolean;
   /**
    * `PDS_OUTBOUND_ALLOW_PRIVATE` (default false): let the fetches a caller can steer (Client ID Metadata Documents,
-   * a client's `jwks_uri`) reach loopback, private and other non-public addresses (`adapters/outbound/fetch.ts`).
+   * a client's `jwks_uri`, webhook deliveries) reach loopback, private and other non-public addresses
+   * (`adapters/outbound/fetch.ts`), and webhooks use `http` (`adapters/webhooks/destination.ts`).
    */
   outboundAllowPrivate: boolean;
   /**
