@@ -84,6 +84,17 @@ export class OutboxStore {
   async claim(options: { owner: string; now: number; leaseMs: number; limit: number }): Promise<DeliveryRow[]> {
     const { owner, now, leaseMs, limit } = options;
     const free = (eb: any) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]);
+    // A read first: the idle case (every poll of every process) then takes no write lock, which on SQLite would
+    // make workflow steps of other processes wait.
+    const any = await this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('outcome', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where(free)
+      .limit(1)
+      .executeTakeFirst();
+    if (!any) return [];
     let due = this.db
       .selectFrom('webhook_deliveries')
       .select('id')

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
+import { TenantPolicy } from '../../core/governance/policy.js';
 import { deliveryBody, shownUrl } from '../../core/governance/webhooks.js';
 import type { Platform } from '../../core/ports.js';
 import type { Identity } from '../../auth/identity.js';
@@ -195,5 +196,38 @@ describe('webhooks through invoke()', () => {
     expect(listed).toMatchObject({ lastStatusCode: 503, nextAttemptAt: null, lastError: expect.stringMatching(/^gave up after \d+ attempts .*answered 503/) });
     expect(listed.attempts).toBeGreaterThanOrEqual(2);
     expect(r.received).toHaveLength(listed.attempts);
+  });
+});
+
+describe('the outbound rule at each delivery', () => {
+  it('refuses to send to a hook set while private addresses were allowed, once they are not', async () => {
+    const r = await receiver();
+    const dataDir = await tempDir();
+    const secret = new TextEncoder().encode('s'.repeat(32));
+    const first = await openSandbox(dataDir, { stepMs: 0, webhooks: { allowPrivate: true, backoffMs: 60_000, secret } });
+    await run(first, 'create-tenant', { team_name: 'acme', admins: 'alice' });
+    const ref = (await first.backend.getTenantRef('acme'))!;
+    const at = { userId: 'alice', timestamp: new Date().toISOString() };
+    const port = new URL(r.url).port;
+    await first.webhooks.set(ref, [
+      { url: `${r.url}/plain`, events: ['policy.changed'], format: 'json' },
+      { url: `https://127.0.0.1:${port}/tls`, events: ['policy.changed'], format: 'json' },
+    ], at);
+    await first.close();
+
+    const second = await openSandbox(dataDir, { stepMs: 0, webhooks: { allowPrivate: false, backoffMs: 60_000, secret } });
+    await second.governance.setPolicy(ref, TenantPolicy.parse(POLICY), at);
+    const deadline = Date.now() + 20_000;
+    let items = await second.webhooks.deliveries(ref, 10);
+    while (!(items.length === 2 && items.every((d) => d.attempts === 1))) {
+      if (Date.now() > deadline) throw new Error(`no attempts recorded: ${JSON.stringify(items)}`);
+      await new Promise((res) => setTimeout(res, 25));
+      items = await second.webhooks.deliveries(ref, 10);
+    }
+    const byHook = await second.webhooks.list(ref);
+    const errorOf = (path: string) => items.find((d) => d.hookId === byHook.find((h) => h.url.endsWith(path))!.id)!;
+    expect(errorOf('/plain')).toMatchObject({ outcome: 'pending', lastStatusCode: null, lastError: expect.stringMatching(/must be https/) });
+    expect(errorOf('/tls')).toMatchObject({ outcome: 'pending', lastStatusCode: null, lastError: expect.stringMatching(/public addresses: 127\.0\.0\.1 is loopback/) });
+    expect(r.received).toEqual([]);
   });
 });
