@@ -137,6 +137,19 @@ export class OutboxStore {
     return Number(updated.numUpdatedRows) > 0;
   }
 
+  /**
+   * Delete finished deliveries (delivered or given up) of events older than `beforeMs` (milliseconds since the epoch).
+   * @returns how many were deleted.
+   */
+  async prune(beforeMs: number): Promise<number> {
+    const deleted = await this.db
+      .deleteFrom('webhook_deliveries')
+      .where('outcome', '<>', 'pending')
+      .where('created_ms', '<', beforeMs)
+      .executeTakeFirst();
+    return Number(deleted.numDeletedRows);
+  }
+
   /** The newest deliveries of a tenant, newest first, at most `limit`. */
   async list(tenantUid: string, limit: number): Promise<WebhookDelivery[]> {
     const rows = await this.db

@@ -9,6 +9,7 @@
  *
  * A 2xx answer delivers. Anything else is retried after `backoffMs`, doubling each time up to one hour, until
  * `giveUpAfterMs` (24 hours) after the event; then the delivery is `failed`, and stays listed with its last status.
+ * Finished deliveries are deleted 30 days after their event.
  */
 import { createHmac } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -24,6 +25,10 @@ export const WEBHOOK_BACKOFF_MS = 10_000;
 export const WEBHOOK_MAX_BACKOFF_MS = 3_600_000;
 /** How long after the event attempts continue, milliseconds (24 hours). */
 export const WEBHOOK_GIVE_UP_AFTER_MS = 24 * 3_600_000;
+/** How long finished deliveries stay listed, milliseconds (30 days). */
+export const WEBHOOK_KEEP_MS = 30 * 86_400_000;
+/** Milliseconds between prunes of finished deliveries. */
+const PRUNE_EVERY_MS = 3_600_000;
 /** Deadline of one attempt, milliseconds. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
@@ -61,6 +66,7 @@ export class WebhookDispatcher {
   private readonly owner = `${hostname()}:${process.pid}:webhooks`;
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
+  private pruner: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
 
@@ -77,12 +83,20 @@ export class WebhookDispatcher {
     this.timer = setInterval(() => void this.tick(), pollMs);
     this.timer.unref();
     void this.tick();
+    const prune = () =>
+      void this.options.records.outbox
+        .prune(this.now() - WEBHOOK_KEEP_MS)
+        .catch((err: unknown) => this.options.log.warn({ err }, 'webhooks: could not delete old deliveries; retrying later'));
+    prune();
+    this.pruner = setInterval(prune, PRUNE_EVERY_MS);
+    this.pruner.unref();
   }
 
   /** Stop claiming and wait for the attempts in flight. */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.pruner);
     await this.running;
   }
 

@@ -49,7 +49,13 @@ describe.each(ENGINES)('the webhook outbox on %s', (engine) => {
     expect(await store.outbox.list(tenant.uid, 1)).toEqual([expect.objectContaining({ attempts: 1, lastStatusCode: 500, nextAttemptAt: new Date(now + 5000).toISOString() })]);
     // Not due before its next attempt.
     expect(await store.outbox.claim({ owner: holder, now: now + 4999, leaseMs: 1000, limit: 10 })).toEqual([]);
-    expect(await store.outbox.claim({ owner: holder, now: now + 5000, leaseMs: 1000, limit: 10 })).toHaveLength(1);
+    const [due] = await store.outbox.claim({ owner: holder, now: now + 5000, leaseMs: 1000, limit: 10 });
+    // Pruning deletes only finished deliveries of old events.
+    expect(await store.outbox.prune(Date.parse(event.timestamp) + 1)).toBe(0);
+    expect(await store.outbox.finish(due!.id, holder, { outcome: 'delivered', status: 200, error: null, nextAttemptAt: null })).toBe(true);
+    expect(await store.outbox.prune(Date.parse(event.timestamp))).toBe(0);
+    expect(await store.outbox.prune(Date.parse(event.timestamp) + 1)).toBe(1);
+    expect(await store.outbox.list(tenant.uid, 10)).toEqual([]);
   });
 
   it('writes nothing when the event\'s transaction rolls back', async () => {
