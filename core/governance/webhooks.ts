@@ -21,6 +21,7 @@ export const WEBHOOK_EVENTS = [
   'freeze.overridden',
   'policy.changed',
 ] as const;
+/** One of {@link WEBHOOK_EVENTS}. */
 export const WebhookEventType = z.enum(WEBHOOK_EVENTS).describe('An event name, e.g. "workflow.failed"');
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
@@ -87,8 +88,9 @@ export const WebhookDelivery = z.object({
 });
 export type WebhookDelivery = z.output<typeof WebhookDelivery>;
 
-/** Deliveries listed by default, and at most. */
+/** Deliveries listed by default. */
 export const DELIVERIES_DEFAULT_LIMIT = 50;
+/** Deliveries listed at most. */
 export const DELIVERIES_MAX_LIMIT = 200;
 
 /**
@@ -135,7 +137,10 @@ function slackEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** One line saying what happened, for a chat message. */
+/**
+ * One line saying what happened, for a chat message (not escaped).
+ * @example summary(policyChanged) // 'alice changed the policy of acme'
+ */
 export function summary(event: WebhookEvent): string {
   const data = (event.data ?? {}) as Record<string, any>;
   if (event.type.startsWith('workflow.')) {
