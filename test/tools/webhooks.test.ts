@@ -90,6 +90,9 @@ describe('webhooks through invoke()', () => {
       /public addresses: 127\.0\.0\.1 is loopback .*PDS_OUTBOUND_ALLOW_PRIVATE=true/,
     );
     expect((await call('platform_get_tenant_webhooks', { name: 'acme' })).hooks).toEqual([]);
+    // A public address over https is accepted (an IP literal: no name to resolve).
+    const ok = await call('platform_set_tenant_webhooks', { name: 'acme', hooks: [{ url: 'https://93.184.215.14/hook', events: ['policy.changed'] }] });
+    expect(ok.hooks).toEqual([expect.objectContaining({ url: 'https://93.184.215.14/hook' })]);
   });
 
   it('delivers a signed event, retries after two 500s, and lists the delivery with its attempts', async () => {
