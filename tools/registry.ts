@@ -6,6 +6,7 @@ import { approvalTools } from './approvals.js';
 import type { AnyStream, AnyTool } from './define.js';
 import { diagnoseTools } from './diagnose.js';
 import { governanceTools } from './governance.js';
+import { webhookTools } from './webhooks.js';
 import { logTools } from './logs.js';
 import { operationsTools } from './operations/index.js';
 import { repoTools } from './repos.js';
@@ -20,6 +21,7 @@ export const allTools: readonly AnyTool[] = [
   ...tenantTools,
   ...governanceTools,
   ...approvalTools,
+  ...webhookTools,
   ...serviceTools,
   ...logTools,
   ...resourceTools,

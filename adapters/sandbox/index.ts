@@ -26,6 +26,7 @@ import { ApprovalExpiry } from '../sql/approval-expiry.js';
 import { SandboxWorkflowEngine } from './engine.js';
 import { sandboxOperations } from './operations.js';
 import { PreviewReaper } from './previews.js';
+import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
 export { sandboxOperations } from './operations.js';
 export { DEFAULT_QUOTAS } from './tenant-operations.js';
@@ -62,6 +63,8 @@ export interface SandboxOptions {
    * so waits answer at once while requests in flight are still being finished.
    */
   shutdown?: AbortSignal;
+  /** Webhook signing and delivery (default: private addresses refused, a random sealing key for this process). */
+  webhooks?: WebhookOptions;
 }
 
 const HOUR_MS = 3_600_000;
@@ -121,6 +124,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   }
   const sweeper = setInterval(() => void sweepExpired(store, log), SWEEP_MS);
   sweeper.unref();
+  const webhooks = createWebhooks(store, options.webhooks ?? { allowPrivate: false }, log.child({ component: 'webhooks' }));
 
   const shutdown = new AbortController();
   options.shutdown?.addEventListener('abort', () => shutdown.abort(), { once: true });
@@ -135,6 +139,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     oauth: store.oauth,
     governance: store.governance,
     approvals: store.approvals,
+    webhooks: webhooks.service,
     shutdown: shutdown.signal,
     /** True while open and a write to the record store commits within 2 s (issue 9 item 7, issue 7 item 12). */
     async ready() {
@@ -145,6 +150,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       closing ??= (async () => {
         clearInterval(sweeper);
         await expiry.close();
+        await webhooks.close();
         await engine.close();
         await reaper.close();
         await store.close();
