@@ -92,7 +92,7 @@ export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, de
     return invoke(next.tool, next.input, identity, deps, via);
   }
   // A CI caller is no tenant member: its own rule (tools/ci.ts) stands in for the role check.
-  if (identity.ci) await authorizeCi(tool, input, identity.ci, deps.platform);
+  if (identity.ci) await authorizeCi(tool, input, { userId: identity.userId, ci: identity.ci }, deps.platform);
   requireScopes(tool, identity, protectedResourceMetadataUrl(deps.config.baseUrl));
   if (!identity.ci) await authorize(tool.access, input, identity, deps.platform.backend);
   if (tool.kind === 'write') await deps.writeLimiter?.consume(identity);

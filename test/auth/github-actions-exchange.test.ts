@@ -3,6 +3,14 @@
  * loopback: RFC 8693 token exchange at `/oauth/token`, every claim mismatch refused (at the exchange, or at the door with
  * 403 and nothing recorded), and a successful exchange deploying its own repository, through REST and MCP.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENTS, connectHttp } from '../helpers/mcp-clients.js';
 import { startGitHubActionsIssuer, type GitHubActionsIssuer, type RunClaims } from '../fixtures/github-actions-oidc.js';
@@ -21,6 +29,8 @@ const CI_POLICY = { ci: { githubOidc: true, refs: ['refs/heads/main', 'refs/tags
 let pds: TestServer;
 let actions: GitHubActionsIssuer;
 const ids: Record<string, { name: string; id: string; ownerId: string }> = {};
+/** The workflow that onboarded acme/web (alice's). */
+let onboarded = '';
 
 /** POST the token endpoint as a CI job does (a form), with `fields` over the exchange's own. */
 async function exchange(subjectToken: string, fields: Record<string, string> = {}): Promise<{ status: number; body: any }> {
@@ -66,6 +76,7 @@ beforeAll(async () => {
   for (const [app, repo] of [['web', WEB], ['api', API]] as const) {
     const onboard = await executeAndWait(pds, 'alice', 'deploy-service', { action: 'onboard', team_name: TEAM, component_name: app, dockerfile_repo: repo, git_tag: '0.1.0', port: '8080' });
     expect(onboard.audit.status).toBe('succeeded');
+    if (app === 'web') onboarded = onboard.workflow;
   }
 }, 60_000);
 afterAll(async () => {
@@ -125,6 +136,8 @@ describe('GitHub Actions OIDC token exchange', () => {
       riskLevel: 'medium',
     });
     expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe('0.1.1');
+    // It follows the workflows it submitted (the scaffolded job waits for its deploy), and no other.
+    expect(await as(answer.body.access_token, 'GET', `/api/v1/workflows/${res.body.workflowName}?wait_seconds=1`)).toMatchObject({ status: 200, body: { settled: true } });
     // A tag push matches refs/tags/*; a workflow_dispatch run may deploy too.
     const tag = await as(await ciToken(WEB, { ref: 'refs/tags/0.1.2', event_name: 'workflow_dispatch' }), 'POST', EXECUTE, deploy('0.1.2'));
     expect(tag.status, JSON.stringify(tag.body)).toBe(200);
@@ -144,6 +157,7 @@ describe('GitHub Actions OIDC token exchange', () => {
       ['other operation', ciToken(WEB).then((t) => as(t, 'POST', '/api/v1/operations/rollback-service/execute', { team_name: TEAM, component_name: 'web', target_tag: '0.1.0' })), /platform_rollback_service is not for CI/],
       ['a read', ciToken(WEB).then((t) => as(t, 'GET', `/api/v1/services/${TEAM}/web`)), /is not for CI/],
       ['the policy', ciToken(WEB).then((t) => as(t, 'PUT', `/api/v1/tenants/${TEAM}/policy`, {})), /is not for CI/],
+      ['another\'s workflow', ciToken(WEB).then((t) => as(t, 'GET', `/api/v1/workflows/${onboarded}`)), /was not submitted by github-actions:acme\/web/],
       ['moving the service', ciToken(WEB).then((t) => as(t, 'POST', EXECUTE, deploy('0.1.1', { move_from_repo: API }))), /needs a person/],
     ];
     for (const [what, answer, reason] of refusals) {
@@ -181,4 +195,73 @@ describe('GitHub Actions OIDC token exchange', () => {
       await mcp.close();
     }
   });
+});
+
+describe('the scaffolded deploy job with GitHub Actions OIDC', () => {
+  const run = promisify(execFile);
+
+  it('is what a tenant that enabled ci.githubOidc gets, with no secret; others get the PAT job', async () => {
+    const request = { team_name: TEAM, component_name: 'web', files: ['package.json', 'server.js'], pattern: 'tag' };
+    const job = async (user: string) => {
+      const plan = await pds.api(user, 'POST', '/api/v1/scaffold', request);
+      expect(plan.status, JSON.stringify(plan.body)).toBe(200);
+      return (parseYaml(plan.body.files.find((f: any) => f.path === '.github/workflows/ci.yml').content) as any).jobs.deploy;
+    };
+    const oidc = await job('alice');
+    expect(oidc.permissions).toEqual({ contents: 'write', 'id-token': 'write' });
+    expect(JSON.stringify(oidc)).not.toContain('secrets.');
+    const pat = await job('mallory');
+    expect(pat.permissions).toEqual({ contents: 'write' });
+    expect(pat.env.PLATFORM_GITHUB_TOKEN).toBe('${{ secrets.PLATFORM_GITHUB_TOKEN }}');
+  });
+
+  it('runs under bash as the runner would: exchanges the run\'s ID token and deploys the pushed tag', async () => {
+    for (const tool of ['curl', 'jq', 'bash']) await run('sh', ['-c', `command -v ${tool}`]);
+    const plan = await pds.api('alice', 'POST', '/api/v1/scaffold', { team_name: TEAM, component_name: 'web', files: ['package.json', 'server.js'], pattern: 'tag' });
+    const steps = (parseYaml(plan.body.files.find((f: any) => f.path === '.github/workflows/ci.yml').content) as any).jobs.deploy.steps as Array<{ id?: string; if?: string; run?: string }>;
+    // The runner's ID token endpoint (ACTIONS_ID_TOKEN_REQUEST_URL): a token of this run for the audience asked.
+    const REQUEST_TOKEN = 'runner-request-token';
+    const runner = createServer((req, res) => {
+      const url = new URL(req.url!, 'http://runner');
+      if (req.headers.authorization !== `Bearer ${REQUEST_TOKEN}`) return void res.writeHead(401).end();
+      void actions.idToken(url.searchParams.get('audience') ?? '', ids[WEB]!, { ref: 'refs/tags/0.1.3' }).then((value) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ value })));
+    });
+    await new Promise<void>((resolve) => runner.listen(0, '127.0.0.1', resolve));
+    const dir = mkdtempSync(path.join(tmpdir(), 'pds-oidc-job-'));
+    try {
+      const outputFile = path.join(dir, 'output');
+      const envFile = path.join(dir, 'env');
+      let env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: dir,
+        PDS_BASE_URL: pds.config.baseUrl,
+        PDS_TEAM: TEAM,
+        PDS_COMPONENT: 'web',
+        GITHUB_REF: 'refs/tags/0.1.3',
+        GITHUB_REPOSITORY: WEB,
+        GITHUB_OUTPUT: outputFile,
+        GITHUB_ENV: envFile,
+        ACTIONS_ID_TOKEN_REQUEST_URL: `http://127.0.0.1:${(runner.address() as AddressInfo).port}/token?api-version=2.0`,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: REQUEST_TOKEN,
+      };
+      const kv = (file: string) => Object.fromEntries(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      let log = '';
+      for (const step of steps) {
+        writeFileSync(outputFile, '');
+        writeFileSync(envFile, '');
+        const r = await run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], { cwd: dir, env }).catch((err) => {
+          throw new Error(`step failed: ${err.stdout}${err.stderr}\n${log}`);
+        });
+        log += r.stdout + r.stderr;
+        env = { ...env, ...kv(envFile) };
+      }
+      expect(log).toMatch(/::notice title=Deployed::0\.1\.3 of acme\/web is live/);
+      expect(env.PDS_TOKEN).toMatch(/^ey/);
+      const audit = (await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0];
+      expect(audit).toMatchObject({ userId: 'github-actions:acme/web', status: 'succeeded', parameters: { git_tag: '0.1.3', ci_run_url: 'https://github.com/acme/web/actions/runs/7104331' } });
+    } finally {
+      runner.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
