@@ -8,6 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { silentLogger } from '../../core/logger.js';
 import { describeContract, REPO, TAGS } from '../contract/suite.js';
 import { startGitHubFixture } from '../fixtures/github-api.js';
+import { startGitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startTestServer } from '../helpers/server.js';
 import { startClusterHarness } from './platform.js';
 
@@ -23,12 +24,18 @@ describeContract('kubernetes', async () => {
     log: silentLogger,
     githubApp: { appId: '4242', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), slug: 'pds-platform', apiUrl: github.url },
   });
-  const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds' }, { platform });
+  const actions = await startGitHubActionsIssuer();
+  const pds = await startTestServer(
+    { PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds', PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true' },
+    { platform },
+  );
   return {
     pds,
+    actions,
     workflowSeconds: 90,
     async stop() {
       await pds.stop();
+      await actions.close();
       await github.close();
       await harness.stop();
     },
