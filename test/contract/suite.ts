@@ -19,6 +19,12 @@ export interface ContractTarget {
   workflowSeconds: number;
   /** The GitHub Actions OIDC issuer pds trusts (`PDS_GITHUB_OIDC_ISSUER`). */
   actions: GitHubActionsIssuer;
+  /** The tenant's Argo CD AppProject, read and written as an operator would (Kubernetes only). */
+  appProject?: {
+    syncWindows(team: string): Promise<unknown[]>;
+    /** Add a sync window by hand, as someone with `argocd proj windows add` would. */
+    addSyncWindow(team: string, window: Record<string, unknown>): Promise<void>;
+  };
   stop(): Promise<void>;
 }
 
@@ -374,6 +380,25 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(run.audit).toMatchObject({ status: 'succeeded', userId: `github-actions:${REPO}`, parameters: { ...deploy, ci_run_url: expect.stringMatching(/^https:\/\/github\.com\/nova\/web\/actions\/runs\/\d+$/) } });
       expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe('0.1.1');
       expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
+    });
+
+    it('freeze windows covering every operation that syncs reach the tenant\'s AppProject syncWindows, in step with the policy', async () => {
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      const weekend = { name: 'weekend', schedule: '0 18 * * 5', duration: '2d', timeZone: 'Europe/Berlin', operations: ['*'], reason: 'no one on call' };
+      const reviews = { name: 'reviews', schedule: '0 9 * * 1', duration: '1h', timeZone: 'UTC', operations: ['deploy-service'], reason: 'release review' };
+      const argo = (duration: string) => ({
+        kind: 'deny', schedule: '0 18 * * 5', duration, timeZone: 'Europe/Berlin', applications: ['*'], manualSync: true, description: 'pds freeze window "weekend": no one on call',
+      });
+      // A window someone added by hand stays; only pds's own follow the policy.
+      const theirs = { kind: 'allow', schedule: '0 2 * * *', duration: '1h', applications: ['nova-*'], description: 'night syncs' };
+      await t.appProject?.addSyncWindow(TEAM, theirs);
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [weekend, reviews] })).status).toBe(200);
+      // Only the window covering every syncing operation is Argo CD's too; the deploy-only one stays pds's.
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs, argo('48h')]);
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [{ ...weekend, duration: '63h' }] })).status).toBe(200);
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs, argo('63h')]);
+      expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs]);
     });
 
     it('retire-service and delete-tenant (confirmed) remove what was made', async () => {
