@@ -53,14 +53,14 @@ export interface ScaffoldOptions {
   /** Name of the local directory, the last fallback for the component name. */
   directoryName?: string;
   /**
-   * How the deploy job authenticates to pds (issue 20 item 6): `token` (default; the SPEC's PAT in the secret
-   * PLATFORM_GITHUB_TOKEN) or `oidc` (the run's GitHub Actions OIDC ID token, exchanged at pds for a 10-minute token;
+   * How the deploy job authenticates to pds (issue 20 item 6): `token` (default, `docs/api.md#ci-deploy-job`: a PAT in
+   * the secret PLATFORM_GITHUB_TOKEN) or `oidc` (the run's GitHub Actions OIDC ID token, exchanged at pds for a 10-minute token;
    * no secret; for tenants whose policy has `ci.githubOidc`).
    */
   ciAuth?: CiAuth;
 }
 
-/** How a scaffolded deploy job authenticates: a PAT secret (the SPEC's pattern) or the run's OIDC ID token. */
+/** How a scaffolded deploy job authenticates: a PAT secret (`docs/api.md#ci-deploy-job`) or the run's OIDC ID token. */
 export type CiAuth = 'token' | 'oidc';
 
 /** One file to add. */

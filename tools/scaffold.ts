@@ -109,7 +109,7 @@ async function readRepository(repo: string, team: string, ctx: ToolContext): Pro
 
 /**
  * How the deploy job will authenticate (issue 20 item 6): with the run's GitHub Actions OIDC ID token when the tenant's
- * policy enables `ci.githubOidc` and the caller may read that tenant; otherwise with the SPEC's PAT secret.
+ * policy enables `ci.githubOidc` and the caller may read that tenant; otherwise with the PAT secret of `docs/api.md#ci-deploy-job`.
  */
 async function ciAuthOf(team: string, ctx: ToolContext): Promise<CiAuth> {
   try {

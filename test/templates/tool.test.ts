@@ -47,7 +47,7 @@ describe('platform_scaffold_repository', () => {
     expect(oidc).toContain('id-token: write');
     expect(oidc).not.toContain('secrets.PLATFORM_GITHUB_TOKEN');
     expect((await call(scaffoldRepository, input, context({ policy: ci }).ctx)).checklist.map((c) => c.id)).toContain('ci-oidc');
-    // The SPEC's PAT job stays the default: no opt-in, or a caller who cannot read the tenant.
+    // The PAT job (docs/api.md#ci-deploy-job) stays the default: no opt-in, or a caller who cannot read the tenant.
     for (const c of [context(), context({ policy: ci, member: false })]) {
       const pat = await job(c.ctx);
       expect(pat).toContain('secrets.PLATFORM_GITHUB_TOKEN');
