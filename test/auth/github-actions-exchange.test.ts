@@ -121,6 +121,23 @@ describe('GitHub Actions OIDC token exchange', () => {
     expect(wrongType.body).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/subject_token_type must be/) });
   });
 
+  it('fetches the issuer\'s key set through the outbound rule: a loopback issuer is refused unless PDS_OUTBOUND_ALLOW_PRIVATE', async () => {
+    const strict = await startTestServer({ PDS_GITHUB_OIDC_ISSUER: actions.url });
+    try {
+      const before = actions.keySetRequests;
+      const res = await fetch(`${strict.url}/oauth/token`, {
+        method: 'POST',
+        headers: { accept: 'application/json' },
+        body: new URLSearchParams({ ...EXCHANGE, subject_token: await actions.idToken(strict.config.baseUrl, ids[WEB]!) }),
+      });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/key set of http:\/\/127\.0\.0\.1:\d+ could not be fetched/) });
+      expect(actions.keySetRequests).toBe(before);
+    } finally {
+      await strict.stop();
+    }
+  });
+
   it('deploys its own repository once the tenant opts in: audited as github-actions:<repo> with the run URL', async () => {
     expect((await pds.api('alice', 'PUT', `/api/v1/tenants/${TEAM}/policy`, CI_POLICY)).status).toBe(200);
     const answer = await exchange(await actions.idToken(pds.config.baseUrl, ids[WEB]!));
