@@ -5,7 +5,9 @@ import { describeContract } from './suite.js';
 
 describeContract('sandbox', async () => {
   const actions = await startGitHubActionsIssuer();
-  const pds = await startTestServer({ PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true' });
+  // Webhooks go to a receiver on 127.0.0.1, over http, and the GitHub Actions issuer is on 127.0.0.1: only with
+  // private addresses allowed.
+  const pds = await startTestServer({ PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' });
   return {
     pds,
     actions,
