@@ -73,14 +73,12 @@ export function governanceWithSyncWindows(inner: GovernanceStore, options: SyncW
     }
   }
 
-  return {
-    policy: (tenant) => inner.policy(tenant),
-    record: (tenant, event) => inner.record(tenant, event),
-    events: (tenant, limit) => inner.events(tenant, limit),
-    async setPolicy(tenant, policy, by) {
-      const event = await inner.setPolicy(tenant, policy, by);
-      await writeSyncWindows(tenant, policy);
-      return event;
-    },
+  // Everything but setPolicy is the inner store's, including what later issues add to the port.
+  const store = Object.create(inner) as GovernanceStore;
+  store.setPolicy = async (tenant, policy, by) => {
+    const event = await inner.setPolicy(tenant, policy, by);
+    await writeSyncWindows(tenant, policy);
+    return event;
   };
+  return store;
 }
