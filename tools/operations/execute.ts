@@ -122,6 +122,8 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
   if (override) recorded.override_reason = override.reason;
   // create-tenant makes the tenant whose policy it would wait for: never held.
   const approval = tenant && contract.id !== 'create-tenant' ? approvalNeeded(policy, contract.id, new Date(), randomUUID()) : undefined;
+  // Beside the parameters (issue 20 item 6): which CI run deployed, since its caller id names only the repository.
+  if (ctx.identity.ci) recorded.ci_run_url = ctx.identity.ci.run_url;
   const binding = { userId: ctx.identity.userId, operation: contract.id, parameters: recorded };
   const summary = await contract.summarize(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend });
   if (contract.requiresConfirm) {
