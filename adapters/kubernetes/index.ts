@@ -19,6 +19,7 @@ import { RepoFullName } from '../../core/model.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
 import { githubAppCodeHost } from '../github/app.js';
+import { kubernetesRollouts } from './rollouts.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
@@ -139,6 +140,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     once: records.once,
     oauth: records.oauth,
     governance: records.governance,
+    rollouts: kubernetesRollouts(kc),
     kubeconfig: kc,
     cache,
     records,

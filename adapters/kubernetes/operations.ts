@@ -52,6 +52,8 @@ export const clusterOperations: ClusterOperationTable = {
       case 'deploy':
         return { parameters: { ...base, image: imageRef(ctx.registry, p.team_name, p.component_name, p.git_tag) } };
       case 'update-config':
+        // A strategy change alone keeps the environment: no env Secret, no keys.
+        if (!p.env_vars) return { parameters: base };
         return {
           parameters: { ...base, env_secret: envSecretName(ctx.workflowName), env_keys: p.env_vars.map((v) => v.key).join(',') },
           env: Object.fromEntries(p.env_vars.map((v) => [v.key, v.value])),

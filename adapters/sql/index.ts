@@ -38,7 +38,7 @@ import { WorkflowStore } from './workflows.js';
 export type { Engine } from './database.js';
 export type { LogRecord } from './logs.js';
 export { LeaseLost, type NewWorkflow, type Progress, type Settlement } from './workflows.js';
-export type { InstallationRecord, NewTenant, ServiceRecord, StepProgress, StepStatus, TenantRecord, WorkflowRecord } from './records.js';
+export type { InstallationRecord, NewTenant, RolloutCommand, ServiceRecord, StepProgress, StepStatus, TenantRecord, WorkflowRecord } from './records.js';
 
 /** The stores, bound to the database or to one transaction. */
 export interface Records {

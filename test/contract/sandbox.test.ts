@@ -3,6 +3,7 @@ import { startTestServer } from '../helpers/server.js';
 import { describeContract } from './suite.js';
 
 describeContract('sandbox', async () => {
-  const pds = await startTestServer();
-  return { pds, workflowSeconds: 20, stop: () => pds.stop() };
+  // Pauses at a twentieth: "2s" holds 100 ms, "1h" 3 minutes (long enough to promote or abort by hand).
+  const pds = await startTestServer({ PDS_SANDBOX_PAUSE_SCALE: '0.05', PDS_SANDBOX_UNHEALTHY_TAGS: '1.3.0' });
+  return { pds, workflowSeconds: 20, rollouts: { unhealthyTag: '1.3.0', quickSteps: '10%:2s,50%:2s', heldSteps: '10%:1h,50%:1h' }, stop: () => pds.stop() };
 });
