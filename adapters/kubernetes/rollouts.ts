@@ -97,14 +97,20 @@ export async function readRollout(kc: KubeConfig, team: string, app: string): Pr
   }
 }
 
-/** Promote and abort by patching the Rollout's status, as the kubectl plugin does. */
-export function kubernetesRollouts(kc: KubeConfig): RolloutControl {
+/**
+ * Promote and abort by patching the Rollout's status, as the kubectl plugin does.
+ * @param serviceExists whether `team/app` is a service (its Argo CD Application exists), to tell 404 from 409.
+ */
+export function kubernetesRollouts(kc: KubeConfig, serviceExists: (team: string, app: string) => Promise<boolean>): RolloutControl {
   async function act(team: string, app: string, what: 'promote' | 'abort'): Promise<RolloutView> {
     const rollout = await readRollout(kc, team, app);
     const view = rollout && rolloutView(rollout);
-    if (!view) throw new NotFound(`no Rollout of ${team}/${app}: it is not a canary or blue-green service (see deploy-service strategy)`);
+    if (!view) {
+      if (!(await serviceExists(team, app))) throw new NotFound(`service not found: ${team}/${app}`);
+      throw new Conflict(`no canary or blue-green release of ${team}/${app} is in progress to ${what} (it has no Rollout: strategy rolling); a release starts with deploy-service action=deploy`);
+    }
     if (view.phase !== 'Paused' && view.phase !== 'Progressing') {
-      throw new Conflict(`no release of ${team}/${app} is in progress to ${what}: its Rollout is ${view.phase} on ${view.canaryTag}`);
+      throw new Conflict(`no canary or blue-green release of ${team}/${app} is in progress to ${what}: its Rollout is ${view.phase} on ${view.canaryTag}`);
     }
     const status = what === 'promote' ? { promoteFull: true, pauseConditions: null } : { abort: true };
     try {
