@@ -46,15 +46,17 @@ function tagOf(image: string | undefined): string {
 }
 
 /**
- * The `rollout` object of a Rollout's status, or `undefined` for a rolling service. The stable tag is the one pds
- * recorded on the Rollout (`pds.dev/stable-tag`, written with each release), the canary tag the pod template's.
+ * The `rollout` object of a Rollout's status, or `undefined` for a rolling service. The stable and canary tags are the
+ * ones set-image recorded on the Rollout with each release (`pds.dev/stable-tag`, `pds.dev/canary-tag`).
  */
 export function rolloutView(rollout: Rollout, workflowName = ''): RolloutView | undefined {
   const strategy = rollout.spec?.strategy;
   if (!strategy?.canary && !strategy?.blueGreen) return undefined;
   const status = rollout.status ?? {};
-  const canaryTag = tagOf(rollout.spec?.template?.spec?.containers?.[0]?.image);
-  const stableTag = rollout.metadata?.annotations?.[ANNOTATION.stableTag] ?? '';
+  // With workloadRef the pod template (and its image) is the Deployment's: set-image records the tags on the Rollout.
+  const annotations = rollout.metadata?.annotations ?? {};
+  const canaryTag = annotations[ANNOTATION.canaryTag] || tagOf(rollout.spec?.template?.spec?.containers?.[0]?.image);
+  const stableTag = annotations[ANNOTATION.stableTag] ?? '';
   const steps = strategy.canary ? (strategy.canary.steps ?? []).filter((s) => s.setWeight !== undefined).length : 1;
   const index = status.currentStepIndex ?? 0;
   const weight = status.canary?.weights?.canary?.weight ?? (status.phase === 'Healthy' ? 100 : 0);
