@@ -1,9 +1,11 @@
 /**
- * The tenant event feed (issue 20): what happened in a tenant that is not an execution — policy changes and freeze
- * overrides, promotes and aborts of rollouts by hand. Executions stay in the audit trail (`GET /api/v1/audit`); nothing here is written there.
+ * The tenant event feed (issue 20): what happened in a tenant that is not an execution — policy changes, freeze
+ * overrides, webhook changes, and promotes and aborts of rollouts by hand. Executions stay in the audit trail
+ * (`GET /api/v1/audit`); nothing here is written there.
  */
 import { z } from 'zod';
 import { TenantPolicy } from './policy.js';
+import { Webhook } from './webhooks.js';
 
 /** A change of the tenant's policy, with the document before and after. */
 const PolicyChanged = z.object({
@@ -38,8 +40,17 @@ const RolloutPromoted = z.object({ type: z.literal('rollout.promoted'), data: Ro
 /** A release aborted by hand: all traffic back on the stable tag. */
 const RolloutAborted = z.object({ type: z.literal('rollout.aborted'), data: RolloutActed });
 
+/** A change of the tenant's webhooks: the hooks before and after, as members read them (never a secret). */
+const WebhooksChanged = z.object({
+  type: z.literal('webhooks.changed'),
+  data: z.object({
+    old: z.array(Webhook).describe('The hooks before the change'),
+    new: z.array(Webhook).describe('The hooks after the change'),
+  }),
+});
+
 /** What an event says, by type. */
-export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden, RolloutPromoted, RolloutAborted]);
+export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden, WebhooksChanged, RolloutPromoted, RolloutAborted]);
 export type TenantEventBody = z.output<typeof TenantEventBody>;
 
 /** One event of a tenant's feed. */
