@@ -113,7 +113,7 @@ export const Status = z.object({
     message: z.string(),
   }),
   service: Service.pick({ team: true, name: true, imageTag: true, host: true }),
-  rollout: RolloutView.optional().describe('Beside the SPEC\'s fields: the current or last canary or blue-green release'),
+  rollout: RolloutView.optional().describe('Beside the contract\'s fields: the current or last canary or blue-green release'),
 });
 export type Status = z.infer<typeof Status>;
 

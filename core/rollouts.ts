@@ -1,6 +1,6 @@
 /**
  * Progressive delivery of a service (issue 22; README "Rollouts"): its rollout strategy, the canary steps, the analysis
- * thresholds, and the `rollout` object status and workflow detail carry beside the SPEC's fields. Both backends read
+ * thresholds, and the `rollout` object status and workflow detail carry beside the fields of `docs/api.md`. Both backends read
  * the strategy from here: the sandbox runs it as workflow steps, the Kubernetes templates write it as an Argo Rollouts
  * `Rollout` (https://argo-rollouts.readthedocs.io/en/stable/features/specification/).
  */
@@ -97,7 +97,7 @@ export interface RolloutSettings {
 export const ROLLING: RolloutSettings = { strategy: 'rolling' };
 
 /**
- * The `rollout` object of `platform_get_status` and of a deploy's workflow detail (beside the SPEC's fields, never in
+ * The `rollout` object of `platform_get_status` and of a deploy's workflow detail (beside the fields of `docs/api.md`, never in
  * place of them): what a canary or blue-green release is doing, or did last.
  */
 export const RolloutView = z.object({

@@ -17,7 +17,7 @@ export function statusCommand() {
       print(format, status, (s) => {
         const row = [s.argocd.name, state(s.argocd.syncStatus), state(s.argocd.healthStatus), s.service.imageTag, s.service.host, s.argocd.message];
         if (!s.rollout) return { head: ['application', 'sync', 'health', 'image', 'host', 'message'], rows: [row] };
-        // A canary or blue-green release beside the SPEC's fields: where its traffic is, which step, which tags.
+        // A canary or blue-green release beside the fields of `docs/api.md`: where its traffic is, which step, which tags.
         const r = s.rollout;
         const rollout = `${r.strategy} ${r.phase} step ${r.step}/${r.steps}: ${r.canaryWeight}% on ${r.canaryTag}, stable ${r.stableTag || '-'}`;
         return { head: ['application', 'sync', 'health', 'image', 'host', 'rollout', 'message'], rows: [[...row.slice(0, 5), rollout, row[5]]] };

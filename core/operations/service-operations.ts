@@ -40,7 +40,7 @@ export interface ServiceTarget {
   component_name: string;
 }
 
-/** The rollout settings onboard and update-config may set (issue 22), beside the SPEC's parameters. */
+/** The rollout settings onboard and update-config may set (issue 22), beside the parameters of `docs/api.md`. */
 export interface RolloutParams {
   strategy?: RolloutStrategy;
   /** Normalized `canary_steps` text (`core/rollouts.ts` `parseCanarySteps` reads it). */

@@ -1,5 +1,5 @@
 /**
- * The rollout parameters at the door (issue 22 item 1): `strategy` and `canary_steps` beside the SPEC's parameters of
+ * The rollout parameters at the door (issue 22 item 1): `strategy` and `canary_steps` beside the parameters of `docs/api.md` of
  * deploy-service, on onboard and update-config only; canary steps validated and normalized; update-config takes
  * env_vars, strategy or both.
  */
