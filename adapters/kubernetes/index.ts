@@ -23,6 +23,7 @@ import { kubernetesRollouts, readRollout, rolloutView } from './rollouts.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
+import { governanceWithSyncWindows } from './app-projects.js';
 import { kubernetesBackend, type KubernetesBackend } from './backend.js';
 import { ArgoWorkflowEngine } from './engine.js';
 import { ClusterCache } from './informers.js';
@@ -151,7 +152,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     codeHost,
     once: records.once,
     oauth: records.oauth,
-    governance: records.governance,
+    // Freeze windows also reach the tenant's AppProject, so Argo CD holds automated syncs during them too.
+    governance: governanceWithSyncWindows(records.governance, { kc, argocdNamespace: options.argocdNamespace, log }),
     rollouts: kubernetesRollouts(kc, async (team, app) => (await backend.getService(team, app)) !== undefined),
     webhooks: webhooks.service,
     kubeconfig: kc,
