@@ -67,6 +67,12 @@ export interface ServicesTable {
   preview_expires_at: number | null;
   active_workflow: string | null;
   created_at: string;
+  /** `rolling`, `canary` or `blue-green`; null: rolling (services from before issue 22). */
+  rollout_strategy: string | null;
+  /** Normalized `canary_steps` text, canary only. */
+  canary_steps: string | null;
+  /** JSON `RolloutView` of the current or last progressive release. */
+  rollout: string | null;
 }
 
 /**
@@ -105,6 +111,8 @@ export interface WorkflowsTable {
   approval_id: string | null;
   /** 1 while it waits for approval: not claimed, not queued ahead of others, not a ghost; else 0. */
   awaiting_approval: Generated<number>;
+  /** JSON `RolloutCommand`: a promote or abort by hand its rollout step has not acted on yet. */
+  rollout_command: string | null;
 }
 
 /**
