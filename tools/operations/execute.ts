@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfirmationRequired, Forbidden, PlatformError, Upstream } from '../../core/errors.js';
 import { approvalNeeded, approvalNotice, type ApprovalRequest } from '../../core/governance/approvals.js';
-import { activeFreeze, describeFreeze, type ActiveFreeze, type TenantPolicy } from '../../core/governance/policy.js';
+import { activeFreeze, describeFreeze, type ActiveFreeze } from '../../core/governance/policy.js';
 import type { TenantRef } from '../../core/ports.js';
 import { roleAllows, roleIn } from '../access.js';
 import { requirePerson } from '../governance.js';
