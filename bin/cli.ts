@@ -110,7 +110,8 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
   for (const make of PEOPLE_COMMANDS) {
     const command = unknownOptionsFirst(make());
     inherit(command, program, `pds ${command.name()}`);
-    program.addCommand(command);
+    // `pds preview` is the old name of `pds previews create`: it works, unlisted, so the help keeps to one screen.
+    program.addCommand(command, { hidden: command.name() === 'preview' });
   }
   for (const name of OPERATOR_COMMANDS) {
     const module = await load(name);
