@@ -56,8 +56,9 @@ export const getTenantPolicy = defineTool({
   description:
     'The governance policy of one tenant: approval rules, freeze windows (cron schedule, duration, time zone, operations, ' +
     'reason) and the promotion rule. {} means none: nothing is frozen, nothing waits. Freeze windows are enforced (an ' +
-    'execution during an active window is refused unless a tenant admin gives override_reason); approvals and promotion ' +
-    'are stored but not yet enforced. Needs membership of the tenant (any role). Changes nothing.',
+    'execution during an active window is refused unless a tenant admin gives override_reason), and so is promotion (a ' +
+    'deploy is refused until its image ran healthy in the "from" tenant for "minHealthy"); approvals are stored but not ' +
+    'yet enforced. Needs membership of the tenant (any role). Changes nothing.',
   input: z.object({ name: TeamName.describe('Tenant name, e.g. "acme"') }),
   output: PolicyAnswer,
   rest: { method: 'GET', path: '/api/v1/tenants/{name}/policy' },
@@ -79,7 +80,7 @@ export const setTenantPolicy = defineTool({
     'new policy, in the tenant\'s event feed (platform_list_tenant_events). Read it first with platform_get_tenant_policy ' +
     'and send it back changed. Example: {"freezeWindows":[{"name":"weekend","schedule":"0 18 * * 5","duration":"63h",' +
     '"timeZone":"Europe/Berlin","operations":["deploy-service"],"reason":"no one on call"}]}. Tenant admins and platform ' +
-    'admins only. Approvals and promotion are stored but not yet enforced.',
+    'admins only. Approvals are stored but not yet enforced.',
   input: z.object({
     name: TeamName.describe('Tenant name, e.g. "acme"'),
     policy: TenantPolicy,

@@ -15,6 +15,7 @@
  */
 import { Unavailable, NotFound, InvalidParams } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { DEFAULT_BUILD_FILE, sourceImage } from '../../core/images.js';
 import { RepoFullName } from '../../core/model.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
@@ -63,6 +64,8 @@ export interface KubernetesPlatformOptions {
   log?: Logger;
   /** The composition root's "shutting down" signal: `Platform.shutdown` aborts with it, before `close()`. */
   shutdown?: AbortSignal;
+  /** Clock of governance checks and observations (default: the system clock); tests move it. */
+  now?: () => Date;
 }
 
 /** The cluster platform, with what tests and the benchmark look at. */
@@ -86,6 +89,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
   }
   assertImplementsEveryOperation('kubernetes', clusterOperations);
   const log = (options.log ?? silentLogger).child({ component: 'kubernetes' });
+  const now = options.now ?? (() => new Date());
   const kc = loadKubeConfig(options.kubeconfigPath, options.kubeTimeoutMs);
   const records = await openRecordStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, log });
   const cache = new ClusterCache(kc, { workflows: options.workflowNamespace, argocd: options.argocdNamespace }, log);
@@ -139,6 +143,10 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     once: records.once,
     oauth: records.oauth,
     governance: records.governance,
+    images: records.images,
+    // The WorkflowTemplate builds from `Dockerfile` when a deploy names no build file (deploy/workflows/deploy-service.yaml).
+    sourceImage: async (_team, _app, source) => sourceImage(options.registry, { ...source, dockerfilePath: source.dockerfilePath ?? DEFAULT_BUILD_FILE }),
+    now,
     kubeconfig: kc,
     cache,
     records,

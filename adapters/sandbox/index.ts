@@ -11,6 +11,7 @@
  * | `previews.ts` | preview expiry |
  * | `backend.ts` | tenants, services, status, logs, resources |
  * | `code-host.ts` | repositories and installations |
+ * | `observer.ts` | what each service runs Synced and Healthy, for verified promotion |
  *
  * The audit trail, single-use claims and OAuth records are the record store's own (`SqlAuditStore`, `SqlOnceStore`,
  * `SqlOAuthStore`). Files in `dataDir`: `pds-records.json` (which records the directory belongs with: item 13); SQLite:
@@ -25,6 +26,9 @@ import { sandboxCodeHost } from './code-host.js';
 import { SandboxWorkflowEngine } from './engine.js';
 import { sandboxOperations } from './operations.js';
 import { PreviewReaper } from './previews.js';
+import { SandboxObserver } from './observer.js';
+import { sandboxRegistry } from './steps.js';
+import { DEFAULT_BUILD_FILE, sourceImage } from '../../core/images.js';
 
 export { sandboxOperations } from './operations.js';
 export { DEFAULT_QUOTAS } from './tenant-operations.js';
@@ -92,6 +96,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   });
   let engine: SandboxWorkflowEngine;
   let reaper: PreviewReaper;
+  let observer: SandboxObserver;
   try {
     const imported = await importStateFile(store, { dataDir: options.dataDir, now, log });
     if (imported) log.info({ imported }, 'sandbox: imported state.json into the record store');
@@ -109,6 +114,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       afterCommit: () => void reaper.rearm(),
       log,
     });
+    observer = new SandboxObserver({ engine, store, env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS }, now, log });
     await engine.start();
   } catch (err) {
     await store.close();
@@ -129,6 +135,12 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     once: store.once,
     oauth: store.oauth,
     governance: store.governance,
+    images: store.images,
+    async sourceImage(team, app, source) {
+      const dockerfilePath = source.dockerfilePath ?? (await store.services.get(team, app))?.dockerfilePath ?? DEFAULT_BUILD_FILE;
+      return sourceImage(sandboxRegistry({ domain: options.domain, hourMs: HOUR_MS }), { ...source, dockerfilePath });
+    },
+    now,
     shutdown: shutdown.signal,
     /** True while open and a write to the record store commits within 2 s (issue 9 item 7, issue 7 item 12). */
     async ready() {
@@ -139,6 +151,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       closing ??= (async () => {
         clearInterval(sweeper);
         await engine.close();
+        await observer.close();
         await reaper.close();
         await store.close();
       })();

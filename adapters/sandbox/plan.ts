@@ -31,6 +31,8 @@ export interface StepContext {
   log(line: string): void;
   /** A deployment event (labels `source: deployment`, `pod`) in the log of `team/app`. */
   event(team: string, app: string, pod: string, line: string): void;
+  /** An image pushed to the sandbox's registry (`<repository>:<tag>`, its digest), recorded with the step. */
+  pushed(image: string, digest: string): void;
 }
 
 export interface Step {

@@ -8,7 +8,7 @@
  * |---|---|
  * | `database.ts` | opening either engine (WAL, `synchronous=FULL`; the `pg` pool), migrations at open |
  * | `schema.ts`, `migrations.ts` | the tables and indexes, the same on both engines |
- * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts`, `governance.ts` | one store per record |
+ * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts`, `governance.ts`, `images.ts` | one store per record |
  * | `tenant-records.ts` | one tenant's records as a draft a workflow step changes, and the write-back of its changes |
  * | `state-import.ts`, `log-import.ts` | the one-time import of an old `state.json` and `logs.jsonl` |
  * | `data-directory.ts` | the start-up refusal when the data directory lost its store |
@@ -26,6 +26,7 @@ import { openDatabase, type Engine, type OpenDatabase } from './database.js';
 import { asStoreError, translated } from './errors.js';
 import type { Executor } from './executor.js';
 import { SqlGovernanceStore } from './governance.js';
+import { ImageStore } from './images.js';
 import { MetaStore } from './meta.js';
 import { LogStore } from './logs.js';
 import { SqlOAuthStore } from './oauth.js';
@@ -52,6 +53,7 @@ export interface Records {
   readonly logs: LogStore;
   readonly meta: MetaStore;
   readonly governance: SqlGovernanceStore;
+  readonly images: ImageStore;
 }
 
 /** Options of {@link openRecordStore}. */
@@ -86,6 +88,7 @@ export class RecordStore implements Records {
   readonly logs: LogStore;
   readonly meta: MetaStore;
   readonly governance: SqlGovernanceStore;
+  readonly images: ImageStore;
   private closed = false;
 
   constructor(
@@ -104,6 +107,7 @@ export class RecordStore implements Records {
     this.logs = bound.logs;
     this.meta = bound.meta;
     this.governance = bound.governance;
+    this.images = bound.images;
   }
 
   /** `sqlite` or `postgres`. */
@@ -188,6 +192,7 @@ export class RecordStore implements Records {
       logs: translated(new LogStore(db, this.maxLogLinesPerService)),
       meta: translated(new MetaStore(db)),
       governance: translated(new SqlGovernanceStore(db)),
+      images: translated(new ImageStore(db)),
     };
   }
 }

@@ -19,14 +19,17 @@ describeContract('kubernetes', async () => {
   github.addInstallation(11, REPO.split('/')[0]!, [{ fullName: REPO, files: { Dockerfile: 'FROM node:20-alpine\n' } }]);
   // Repositories belong to those who can push to them (issue 17 item 2): the suite's tenant admin registers REPO.
   github.setPermission(REPO, 'alice', 'write');
+  let offset = 0;
   const platform = await harness.platform({
     log: silentLogger,
+    now: () => new Date(Date.now() + offset),
     githubApp: { appId: '4242', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), slug: 'pds-platform', apiUrl: github.url },
   });
   const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds' }, { platform });
   return {
     pds,
     workflowSeconds: 90,
+    advanceClock: (ms) => void (offset += ms),
     async stop() {
       await pds.stop();
       await github.close();
