@@ -27,15 +27,14 @@ export const promoteImage = defineTool({
   name: 'platform_promote_image',
   title: 'Promote the image another service runs',
   description:
-    'Deploys to a service exactly the image (same digest) that another service runs Synced and Healthy now, e.g. what ' +
-    'passed staging into production: from "acme-staging/web" to team_name "acme", component_name "web". Runs and is ' +
-    'audited as deploy-service (action=deploy, the source\'s repository and tag) with image_digest and promoted_from; ' +
-    'nothing is rebuilt. Refused when the source is not running healthy now, when the target tenant\'s promotion rule ' +
-    'has not seen that digest healthy long enough, or when the repository is not registered to the target tenant.',
+    'Deploys to a service the exact image (by digest) another service runs Synced and Healthy now, e.g. staging to ' +
+    'production. Runs and is audited as deploy-service (action=deploy) with image_digest and promoted_from; nothing is ' +
+    'rebuilt. Refused when the source is not healthy now or the target\'s promotion rule has not seen that digest ' +
+    'healthy long enough.',
   input: z.object({
     team_name: TeamNameParam.describe('Tenant to deploy to, e.g. "acme"'),
-    component_name: ComponentNameParam.describe('Service to deploy to (onboarded), e.g. "web"'),
-    from: ServicePath.describe('The service whose running image to deploy, "<team>/<service>", e.g. "acme-staging/web"'),
+    component_name: ComponentNameParam.describe('Service to deploy to, e.g. "web"'),
+    from: ServicePath.describe('Service whose image to deploy, e.g. "acme-staging/web"'),
     wait_seconds: WaitSeconds,
   }),
   output: ExecuteResult.extend(WaitOutcome.partial().shape),
