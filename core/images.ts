@@ -97,3 +97,19 @@ export function imageTagOf(image: string): string | undefined {
 export function simulatedDigest(image: string): string {
   return `sha256:${createHash('sha256').update(`image\0${image}`).digest('hex')}`;
 }
+
+/**
+ * The Secret (type `kubernetes.io/dockerconfigjson`, in the workflow namespace) a platform team may make to hold a push
+ * credential scoped to one source's path (`<registry>/src/<owner>/<repo>/*`): `pds-registry-push-<owner>.<repo>`
+ * (lowercase), or `pds-registry-push-x-<16 hex>` when the name is not a DNS label (`_`, a leading `.`). deploy/README.md
+ * "Builds and credentials".
+ * @example pushSecretName({ repo: 'Acme/web', tag: '0.1.0' }) // 'pds-registry-push-acme.web'
+ */
+export function pushSecretName(source: Pick<ImageSource, 'repo'>): string {
+  const [owner = '', repo = ''] = source.repo.toLowerCase().split('/');
+  const label = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+  const name = `pds-registry-push-${owner}.${repo}`;
+  return label.test(owner) && label.test(repo) && name.length <= 253
+    ? name
+    : `pds-registry-push-x-${createHash('sha256').update(source.repo.toLowerCase()).digest('hex').slice(0, 16)}`;
+}

@@ -16,7 +16,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client
 import { NotFound, PlatformError, Upstream } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { AuditStatus } from '../../core/model.js';
-import { workflowTemplateName } from '../../core/names.js';
+import { applicationName, workflowTemplateName } from '../../core/names.js';
 import { isOperationId, type OperationId } from '../../core/operations/index.js';
 import type { WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
 import type { RecordStore, WorkflowRecord } from '../sql/index.js';
@@ -153,7 +153,13 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       tenantUid = uid;
     }
     const factory = clusterOperations[operation] as ArgumentFactory<OperationId>;
-    const args = factory(submission.parameters as never, { registry: this.options.registry, domain: this.options.domain, tenantUid, workflowName: name });
+    const args = factory(submission.parameters as never, {
+      registry: this.options.registry,
+      domain: this.options.domain,
+      tenantUid,
+      workflowName: name,
+      service: params.component_name ? this.serviceSource(team, params.component_name) : undefined,
+    });
     const startedAt = this.now().toISOString();
     await this.options.records.transaction(async (tx) => {
       await tx.audit.append(submission.audit, { tenantUid: operation === 'create-tenant' ? null : tenantUid });
@@ -244,6 +250,14 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   onSettled(listener: (run: WorkflowRun) => void): void {
     this.settledListeners.push(listener);
+  }
+
+  /** The source the service's Application records (its repository and build file), for images built before. */
+  private serviceSource(team: string, service: string): { repo?: string; dockerfilePath?: string } | undefined {
+    const name = applicationName(team, service);
+    const app = this.options.cache.applications.list().find((a) => a.metadata?.name === name);
+    const a = app?.metadata?.annotations;
+    return a && { repo: a[ANNOTATION.dockerfileRepo], dockerfilePath: a[ANNOTATION.dockerfilePath] };
   }
 
   /** Called on every phase, step or message change; returns an unsubscribe. */
