@@ -5,6 +5,8 @@ import { ENGINES, openStore, testLocation } from './helpers.js';
 
 const TABLES = [
   'audit_entries',
+  'image_observations',
+  'images',
   'installations',
   'log_lines',
   'oauth_records',
@@ -24,6 +26,8 @@ const INDEXES = [
   'audit_by_tenant',
   'audit_by_tenant_uid',
   'audit_by_user',
+  'image_observations_by_image',
+  'image_observations_open',
   'log_lines_by_service',
   'oauth_records_by_grant',
   'oauth_records_by_uid',
