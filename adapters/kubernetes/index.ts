@@ -10,6 +10,7 @@
  * | `operations.ts` | the operation table: each operation's Workflow arguments |
  * | `engine.ts` | Workflows submitted and followed; records settled from the watch; the ghost reconciler |
  * | `previews.ts` | preview expiry under a Lease |
+ * | `observer.ts` | what each service runs Synced and Healthy, by digest, for verified promotion |
  *
  * Records (audit, workflows, registrations, claims, OAuth) are in PostgreSQL through `adapters/sql`.
  */
@@ -30,6 +31,7 @@ import { CountingKubeConfig, loadKubeConfig, ownNamespace } from './kubeconfig.j
 import { clusterOperations } from './operations.js';
 import { podLogSource } from './pod-logs.js';
 import { PreviewReaper } from './previews.js';
+import { ClusterObserver } from './observer.js';
 
 export { clusterOperations } from './operations.js';
 
@@ -127,6 +129,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     log,
   });
   reaper.start();
+  const observer = new ClusterObserver({ cache, records, tenantRef, now, log });
+  observer.start();
   const codeHost = options.githubApp
     ? githubAppCodeHost({ ...options.githubApp, baseUrl: options.githubApp.apiUrl, tenantRef, repositories: records.repositories, fetch: options.fetch })
     : unconfiguredCodeHost(options.githubAppSlug, tenantRef, records.repositories);
@@ -159,6 +163,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
       shutdown.abort();
       closing ??= (async () => {
         await reaper.close();
+        await observer.close();
         await engine.close();
         await cache.stop();
         await records.close();

@@ -349,11 +349,20 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const never = await execute(ADMIN, { ...deploy, git_tag: TAGS[0]! });
       expect(never.status, JSON.stringify(never.body)).toBe(403);
       expect(never.body.error).toMatch(new RegExp(`must first run Synced and Healthy in ${STAGING}/web for 30m .*; it never ran there`));
-      // The staging image runs healthy, but not yet for 30 minutes (pds observes it once Argo CD reports it).
-      const young = await poll('the staging image observed healthy', 60, async () => {
-        const r = await execute(ADMIN, { ...deploy, git_tag: TAGS[1]! });
-        return r.status === 403 && /ran healthy in/.test(r.body.error) && r;
+      // The staging image runs healthy, but not yet for 30 minutes (pds observes it once Argo CD reports it). Each
+      // try is a write (20 per minute): read the status first, then try every 2 s.
+      await poll('staging Synced/Healthy', 60, async () => {
+        const s = await pds.api(ADMIN, 'GET', `/api/v1/status/${STAGING}/web`);
+        return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy';
       });
+      let young: Awaited<ReturnType<typeof execute>> | undefined;
+      for (let i = 0; i < 8 && !young; i++) {
+        const r = await execute(ADMIN, { ...deploy, git_tag: TAGS[1]! });
+        expect(r.status, JSON.stringify(r.body)).toBe(403);
+        if (/ran healthy in/.test(r.body.error)) young = r;
+        else await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+      if (!young) throw new Error('the staging image was not observed healthy within 16 s of its status');
       expect(young.body.error).toMatch(new RegExp(`ran healthy in ${STAGING}/web for \\d+[sm] of the 30m required \\(sha256:[0-9a-f]{64}\\), and it is running there now: try again after \\S+Z`));
       expect((await pds.api(ADMIN, 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(before);
 
