@@ -14,7 +14,6 @@ import { CliError, usageError } from '../client/errors.js';
 import { submit, withWait, type Submitted } from '../client/execute.js';
 import { forPeople, print } from '../client/output.js';
 import { cliWords, flagWords } from '../client/words.js';
-import { promoteImage } from '../../tools/operations/promote.js';
 import { waitForWorkflow } from './wait.js';
 
 /** The repository (and Dockerfile path) of the last deploy of `team/app` that named one. @throws CliError when none did. */
@@ -87,6 +86,8 @@ export function deployCommand() {
 async function promote(command: Command, team: string, app: string, from: string): Promise<Submitted> {
   const { wait, timeout } = command.opts<{ wait?: boolean; timeout?: string }>();
   const { session, format } = await contextOf(command);
+  // Loaded here: the tool's module brings the execute pipeline, which no other deploy needs on the client.
+  const { promoteImage } = await import('../../tools/operations/promote.js');
   let submitted: Submitted;
   try {
     submitted = (await clientOf(session).call(promoteImage, { team_name: team, component_name: app, from })) as Submitted;
