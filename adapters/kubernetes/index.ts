@@ -32,6 +32,7 @@ import { clusterOperations } from './operations.js';
 import { podLogSource } from './pod-logs.js';
 import { PreviewReaper } from './previews.js';
 import { ClusterObserver } from './observer.js';
+import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
 export { clusterOperations } from './operations.js';
 
@@ -68,6 +69,8 @@ export interface KubernetesPlatformOptions {
   shutdown?: AbortSignal;
   /** Clock of governance checks and observations (default: the system clock); tests move it. */
   now?: () => Date;
+  /** Webhook signing and delivery (default: private addresses refused, a random sealing key for this process). */
+  webhooks?: WebhookOptions;
 }
 
 /** The cluster platform, with what tests and the benchmark look at. */
@@ -131,6 +134,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
   reaper.start();
   const observer = new ClusterObserver({ cache, records, tenantRef, now, log });
   observer.start();
+  const webhooks = createWebhooks(records, options.webhooks ?? { allowPrivate: false }, log.child({ component: 'webhooks' }));
   const codeHost = options.githubApp
     ? githubAppCodeHost({ ...options.githubApp, baseUrl: options.githubApp.apiUrl, tenantRef, repositories: records.repositories, fetch: options.fetch })
     : unconfiguredCodeHost(options.githubAppSlug, tenantRef, records.repositories);
@@ -151,6 +155,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     // The WorkflowTemplate builds from `Dockerfile` when a deploy names no build file (deploy/workflows/deploy-service.yaml).
     sourceImage: async (_team, _app, source) => sourceImage(options.registry, { ...source, dockerfilePath: source.dockerfilePath ?? DEFAULT_BUILD_FILE }),
     now,
+    webhooks: webhooks.service,
     kubeconfig: kc,
     cache,
     records,
@@ -164,6 +169,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
       closing ??= (async () => {
         await reaper.close();
         await observer.close();
+        await webhooks.close();
         await engine.close();
         await cache.stop();
         await records.close();

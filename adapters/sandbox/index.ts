@@ -29,6 +29,7 @@ import { PreviewReaper } from './previews.js';
 import { SandboxObserver } from './observer.js';
 import { sandboxRegistry } from './steps.js';
 import { DEFAULT_BUILD_FILE, sourceImage } from '../../core/images.js';
+import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
 export { sandboxOperations } from './operations.js';
 export { DEFAULT_QUOTAS } from './tenant-operations.js';
@@ -65,6 +66,8 @@ export interface SandboxOptions {
    * so waits answer at once while requests in flight are still being finished.
    */
   shutdown?: AbortSignal;
+  /** Webhook signing and delivery (default: private addresses refused, a random sealing key for this process). */
+  webhooks?: WebhookOptions;
 }
 
 const HOUR_MS = 3_600_000;
@@ -122,6 +125,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   }
   const sweeper = setInterval(() => void sweepExpired(store, log), SWEEP_MS);
   sweeper.unref();
+  const webhooks = createWebhooks(store, options.webhooks ?? { allowPrivate: false }, log.child({ component: 'webhooks' }));
 
   const shutdown = new AbortController();
   options.shutdown?.addEventListener('abort', () => shutdown.abort(), { once: true });
@@ -141,6 +145,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       return sourceImage(sandboxRegistry({ domain: options.domain, hourMs: HOUR_MS }), { ...source, dockerfilePath });
     },
     now,
+    webhooks: webhooks.service,
     shutdown: shutdown.signal,
     /** True while open and a write to the record store commits within 2 s (issue 9 item 7, issue 7 item 12). */
     async ready() {
@@ -150,6 +155,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       shutdown.abort();
       closing ??= (async () => {
         clearInterval(sweeper);
+        await webhooks.close();
         await engine.close();
         await observer.close();
         await reaper.close();

@@ -15,7 +15,9 @@ describeContract('sandbox', async () => {
     stepMs: 5,
     githubAppSlug: 'pds-platform',
     now: () => new Date(Date.now() + offset),
+    // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
+    webhooks: { allowPrivate: true, backoffMs: 100 },
   });
-  const pds = await startTestServer({ PDS_DATA_DIR: dataDir }, { platform });
+  const pds = await startTestServer({ PDS_DATA_DIR: dataDir, PDS_ADMINS: 'root,ops', PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' }, { platform });
   return { pds, workflowSeconds: 20, advanceClock: (ms) => void (offset += ms), stop: () => pds.stop() };
 });

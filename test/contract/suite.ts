@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_IDS, OPERATIONS } from '../../core/operations/index.js';
 import { CLIENTS, connectHttp, type TestClient } from '../helpers/mcp-clients.js';
 import { registerRepository, type TestServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 
 /** A started pds on one backend, with a tenant name and a repository it can build (tags 0.1.0, 0.1.1). */
 export interface ContractTarget {
@@ -330,52 +331,54 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
 
     it('promotion: one image per source, reused by digest in another tenant; refused until it ran healthy 30m there; promote what runs', async () => {
       const STAGING = `${TEAM}-staging`;
+      // A platform admin of its own: writes are limited per user (20 per minute), and the suite's others are spent.
+      const OPS = 'ops';
       const execute = (user: string, params: Record<string, string>) => pds.api(user, 'POST', '/api/v1/operations/deploy-service/execute', params);
       const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO };
-      succeeded(await run(ADMIN, 'create-tenant', { team_name: STAGING, admins: 'alice' }));
+      succeeded(await run(OPS, 'create-tenant', { team_name: STAGING, admins: 'alice' }));
       await registerRepository(pds, 'alice', STAGING, REPO);
 
       // The same source (REPO at TAGS[1]) was built for TEAM: the staging onboarding reuses its image by digest.
-      const onboarded = await run(ADMIN, 'deploy-service', { ...deploy, action: 'onboard', team_name: STAGING, git_tag: TAGS[1]!, port: '8080' });
+      const onboarded = await run(OPS, 'deploy-service', { ...deploy, action: 'onboard', team_name: STAGING, git_tag: TAGS[1]!, port: '8080' });
       succeeded(onboarded);
       expect(JSON.stringify(onboarded.steps)).toMatch(/image \S+\/src\/nova\/web:0\.1\.1(@sha256:[0-9a-f]{64})? exists, build skipped/);
 
       const policyPath = `/api/v1/tenants/${TEAM}/policy`;
       const rule = { promotion: { from: STAGING, minHealthy: '30m' } };
-      expect((await pds.api(ADMIN, 'PUT', policyPath, rule)).status).toBe(200);
-      const before = (await pds.api(ADMIN, 'GET', '/api/v1/audit')).body.items[0].workflowName;
+      expect((await pds.api(OPS, 'PUT', policyPath, rule)).status).toBe(200);
+      const before = (await pds.api(OPS, 'GET', '/api/v1/audit')).body.items[0].workflowName;
 
       // A tag that never ran in staging is refused at the door; nothing is recorded.
-      const never = await execute(ADMIN, { ...deploy, git_tag: TAGS[0]! });
+      const never = await execute(OPS, { ...deploy, git_tag: TAGS[0]! });
       expect(never.status, JSON.stringify(never.body)).toBe(403);
       expect(never.body.error).toMatch(new RegExp(`must first run Synced and Healthy in ${STAGING}/web for 30m .*; it never ran there`));
       // The staging image runs healthy, but not yet for 30 minutes (pds observes it once Argo CD reports it). Each
       // try is a write (20 per minute): read the status first, then try every 2 s.
       await poll('staging Synced/Healthy', 60, async () => {
-        const s = await pds.api(ADMIN, 'GET', `/api/v1/status/${STAGING}/web`);
+        const s = await pds.api(OPS, 'GET', `/api/v1/status/${STAGING}/web`);
         return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy';
       });
       let young: Awaited<ReturnType<typeof execute>> | undefined;
       for (let i = 0; i < 8 && !young; i++) {
-        const r = await execute(ADMIN, { ...deploy, git_tag: TAGS[1]! });
+        const r = await execute(OPS, { ...deploy, git_tag: TAGS[1]! });
         expect(r.status, JSON.stringify(r.body)).toBe(403);
         if (/ran healthy in/.test(r.body.error)) young = r;
         else await new Promise((resolve) => setTimeout(resolve, 2000));
       }
       if (!young) throw new Error('the staging image was not observed healthy within 16 s of its status');
       expect(young.body.error).toMatch(new RegExp(`ran healthy in ${STAGING}/web for \\d+[sm] of the 30m required \\(sha256:[0-9a-f]{64}\\), and it is running there now: try again after \\S+Z`));
-      expect((await pds.api(ADMIN, 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(before);
+      expect((await pds.api(OPS, 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(before);
 
       // Thirty minutes later (the platform's clock), the same deploy passes, pinned to the verified digest, unbuilt.
       t.advanceClock(31 * 60_000);
       const digest = young.body.error.match(/\((sha256:[0-9a-f]{64})\)/)[1];
-      const allowed = await run(ADMIN, 'deploy-service', { ...deploy, git_tag: TAGS[1]! });
+      const allowed = await run(OPS, 'deploy-service', { ...deploy, git_tag: TAGS[1]! });
       succeeded(allowed);
       expect(allowed.audit.parameters).toMatchObject({ git_tag: TAGS[1], image_digest: digest, promoted_from: `${STAGING}/web` });
       expect(JSON.stringify(allowed.steps)).toMatch(/exists, build skipped/);
 
       // Promotion by digest over MCP: what staging runs, audited as deploy-service with image_digest and promoted_from.
-      const root = await connectHttp(CLIENTS.at(-1)!, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token(ADMIN)}` });
+      const root = await connectHttp(CLIENTS.at(-1)!, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token(OPS)}` });
       try {
         covered.add('platform_promote_image');
         const promoted = await root.callTool({ name: 'platform_promote_image', arguments: { team_name: TEAM, component_name: 'web', from: `${STAGING}/web` } });
@@ -383,7 +386,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         const name = (promoted.structuredContent as any).workflowName as string;
         workflows.push(name);
         const w = await poll('the promotion', t.workflowSeconds, async () => {
-          const r = await pds.api(ADMIN, 'GET', `/api/v1/workflows/${name}`);
+          const r = await pds.api(OPS, 'GET', `/api/v1/workflows/${name}`);
           return r.body.audit.status !== 'submitted' && r.body;
         });
         succeeded(w);
@@ -394,8 +397,49 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       } finally {
         await root.close();
       }
-      expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
-      succeeded(await run(ADMIN, 'delete-tenant', { team_name: STAGING }));
+      expect((await pds.api(OPS, 'PUT', policyPath, {})).status).toBe(200);
+      succeeded(await run(OPS, 'delete-tenant', { team_name: STAGING }));
+    });
+
+    it('webhooks: set by an admin (secret once), read by members without it, workflow.succeeded delivered signed (REST and MCP)', async () => {
+      const receiver = await startReceiver();
+      const root = await connectHttp(CLIENTS.at(-1)!, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token(ADMIN)}` });
+      try {
+        const call = async (name: string, args: Record<string, unknown>) => {
+          covered.add(name);
+          const r = await root.callTool({ name, arguments: args });
+          expect(r.isError, `${name}: ${JSON.stringify(r.content)}`).toBeFalsy();
+          return r.structuredContent as any;
+        };
+        const hooksPath = `/api/v1/tenants/${TEAM}/webhooks`;
+        const hooks = [{ url: `${receiver.url}/hook`, events: ['workflow.succeeded', 'workflow.failed'] }];
+        expect((await pds.api('dave', 'PUT', hooksPath, { hooks })).status).toBe(403);
+        const set = await call('platform_set_tenant_webhooks', { name: TEAM, hooks });
+        const secret = set.hooks[0].secret as string;
+        expect(secret).toMatch(/^pdswh_/);
+        receiver.secret('/hook', secret);
+        const read = await pds.api('dave', 'GET', hooksPath);
+        expect(read).toMatchObject({ status: 200, body: { team: TEAM, hooks: [{ id: set.hooks[0].id, events: hooks[0]!.events, format: 'json' }] } });
+        expect(JSON.stringify(read.body)).not.toContain(secret);
+        expect((await call('platform_get_tenant_webhooks', { name: TEAM })).hooks).toEqual(read.body.hooks);
+
+        const done = await run(ADMIN, 'deploy-service', { action: 'update-config', team_name: TEAM, component_name: 'web', env_vars: 'WEBHOOK_CHECK=s3cret' });
+        succeeded(done);
+        const [got] = await receiver.until(`workflow.succeeded of ${done.workflow}`, (all) => all.some((g) => g.json?.data?.workflowName === done.workflow), t.workflowSeconds * 1000);
+        expect(got).toMatchObject({ signed: true, headers: { 'x-pds-event': 'workflow.succeeded' } });
+        expect(got!.json).toMatchObject({ type: 'workflow.succeeded', team: TEAM, data: { workflowName: done.workflow, phase: 'succeeded', parameters: { env_vars: 'WEBHOOK_CHECK=***' } } });
+        expect(got!.body).not.toContain('s3cret');
+        const listed = await poll('the delivery to be listed delivered', 20, async () => {
+          const { items } = await call('platform_list_webhook_deliveries', { name: TEAM });
+          return items.find((d: any) => d.outcome === 'delivered' && d.event === 'workflow.succeeded');
+        });
+        expect(listed).toMatchObject({ hookId: set.hooks[0].id, attempts: 1, lastStatusCode: 200 });
+        expect((await pds.api('dave', 'GET', `${hooksPath}/deliveries`)).body.items[0]).toMatchObject({ id: got!.headers['x-pds-delivery'] });
+        expect((await pds.api(ADMIN, 'PUT', hooksPath, { hooks: [] })).status).toBe(200);
+      } finally {
+        await root.close();
+        await receiver.close();
+      }
     });
 
     it('retire-service and delete-tenant (confirmed) remove what was made', async () => {
