@@ -24,6 +24,7 @@ import { githubAppCodeHost } from '../github/app.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
+import { governanceWithSyncWindows } from './app-projects.js';
 import { kubernetesBackend, type KubernetesBackend } from './backend.js';
 import { ArgoWorkflowEngine } from './engine.js';
 import { ClusterCache } from './informers.js';
@@ -150,7 +151,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     codeHost,
     once: records.once,
     oauth: records.oauth,
-    governance: records.governance,
+    // Freeze windows also reach the tenant's AppProject, so Argo CD holds automated syncs during them too.
+    governance: governanceWithSyncWindows(records.governance, { kc, argocdNamespace: options.argocdNamespace, log }),
     images: records.images,
     // The WorkflowTemplate builds from `Dockerfile` when a deploy names no build file (deploy/workflows/deploy-service.yaml).
     sourceImage: async (_team, _app, source) => sourceImage(options.registry, { ...source, dockerfilePath: source.dockerfilePath ?? DEFAULT_BUILD_FILE }),

@@ -3,10 +3,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
+import { startGitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startTestServer } from '../helpers/server.js';
 import { describeContract } from './suite.js';
 
 describeContract('sandbox', async () => {
+  const actions = await startGitHubActionsIssuer();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-test-'));
   let offset = 0;
   const platform = await createSandboxPlatform({
@@ -18,6 +20,19 @@ describeContract('sandbox', async () => {
     // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
     webhooks: { allowPrivate: true, backoffMs: 100 },
   });
-  const pds = await startTestServer({ PDS_DATA_DIR: dataDir, PDS_ADMINS: 'root,ops', PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' }, { platform });
-  return { pds, workflowSeconds: 20, advanceClock: (ms) => void (offset += ms), stop: () => pds.stop() };
+  // The GitHub Actions issuer is on 127.0.0.1 too: private addresses allowed.
+  const pds = await startTestServer(
+    { PDS_DATA_DIR: dataDir, PDS_ADMINS: 'root,ops', PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' },
+    { platform },
+  );
+  return {
+    pds,
+    actions,
+    workflowSeconds: 20,
+    advanceClock: (ms) => void (offset += ms),
+    async stop() {
+      await pds.stop();
+      await actions.close();
+    },
+  };
 });

@@ -129,6 +129,8 @@ export async function submitOperation(
     recorded.promoted_from = promoted.from;
     submitted = { ...parameters, image_digest: promoted.digest } as unknown as OperationParams;
   }
+  // Beside the parameters (issue 20 item 6): which CI run deployed, since its caller id names only the repository.
+  if (ctx.identity.ci) recorded.ci_run_url = ctx.identity.ci.run_url;
   const binding = { userId: ctx.identity.userId, operation: contract.id, parameters: recorded };
   const summary = await contract.summarize(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend });
   if (contract.requiresConfirm) {
