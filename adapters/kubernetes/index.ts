@@ -21,6 +21,7 @@ import { RepoFullName } from '../../core/model.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
 import { githubAppCodeHost } from '../github/app.js';
+import { kubernetesRollouts, readRollout, rolloutView } from './rollouts.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
@@ -107,7 +108,15 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     throw err;
   }
   const logs = options.lokiUrl ? lokiLogSource({ url: options.lokiUrl, fetch: options.fetch }) : podLogSource(kc);
-  const backend = kubernetesBackend({ cache, argocdNamespace: options.argocdNamespace, logs });
+  const backend = kubernetesBackend({
+    cache,
+    argocdNamespace: options.argocdNamespace,
+    logs,
+    rollout: async (team, app) => {
+      const found = await readRollout(kc, team, app);
+      return found && rolloutView(found);
+    },
+  });
   const tenantRef = (team: string) => backend.getTenantRef(team);
   const engine = new ArgoWorkflowEngine({
     kc,
@@ -157,6 +166,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     // The WorkflowTemplate builds from `Dockerfile` when a deploy names no build file (deploy/workflows/deploy-service.yaml).
     sourceImage: async (_team, _app, source) => sourceImage(options.registry, { ...source, dockerfilePath: source.dockerfilePath ?? DEFAULT_BUILD_FILE }),
     now,
+    rollouts: kubernetesRollouts(kc, async (team, app) => (await backend.getService(team, app)) !== undefined),
     webhooks: webhooks.service,
     kubeconfig: kc,
     cache,

@@ -25,10 +25,12 @@ import { sandboxBackend } from './backend.js';
 import { sandboxCodeHost } from './code-host.js';
 import { SandboxWorkflowEngine } from './engine.js';
 import { sandboxOperations } from './operations.js';
+import type { RolloutEnv } from './plan.js';
 import { PreviewReaper } from './previews.js';
 import { SandboxObserver } from './observer.js';
 import { sandboxRegistry } from './steps.js';
 import { DEFAULT_BUILD_FILE, sourceImage } from '../../core/images.js';
+import { sandboxRollouts } from './rollouts.js';
 import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
 export { sandboxOperations } from './operations.js';
@@ -50,6 +52,11 @@ export interface SandboxOptions {
   now?: () => Date;
   /** Milliseconds per `ttl_hours` hour of a preview (default 3,600,000); tests make it small. */
   hourMs?: number;
+  /**
+   * Canary and blue-green simulation (issue 22): pause scale (`PDS_SANDBOX_PAUSE_SCALE`, default 1), unhealthy tags
+   * (`PDS_SANDBOX_UNHEALTHY_TAGS`), the error-rate source (Prometheus, when `PDS_PROMETHEUS_URL` is set).
+   */
+  rollout?: { pauseScale?: number; unhealthyTags?: readonly string[]; errorRate?: RolloutEnv['errorRate'] };
   /** Newest log lines kept per service (default 5,000). */
   maxLogLinesPerService?: number;
   /**
@@ -87,6 +94,7 @@ const SWEEP_MS = 10 * 60_000;
 export async function createSandboxPlatform(options: SandboxOptions): Promise<Platform> {
   assertImplementsEveryOperation('sandbox', sandboxOperations);
   const now = options.now ?? (() => new Date());
+  const env = { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS, rollout: rolloutEnv(options) };
   const log = (options.log ?? silentLogger).child({ component: 'sandbox' });
   await checkDataDirectory({ dataDir: options.dataDir, engine: options.databaseUrl ? 'postgres' : 'sqlite' });
   const store = await openRecordStore({
@@ -113,11 +121,11 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       stepMs: options.stepMs,
       leaseMs: options.leaseMs,
       now,
-      env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS },
+      env,
       afterCommit: () => void reaper.rearm(),
       log,
     });
-    observer = new SandboxObserver({ engine, store, env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS }, now, log });
+    observer = new SandboxObserver({ engine, store, env, now, log });
     await engine.start();
   } catch (err) {
     await store.close();
@@ -142,9 +150,10 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     images: store.images,
     async sourceImage(team, app, source) {
       const dockerfilePath = source.dockerfilePath ?? (await store.services.get(team, app))?.dockerfilePath ?? DEFAULT_BUILD_FILE;
-      return sourceImage(sandboxRegistry({ domain: options.domain, hourMs: HOUR_MS }), { ...source, dockerfilePath });
+      return sourceImage(sandboxRegistry(env), { ...source, dockerfilePath });
     },
     now,
+    rollouts: sandboxRollouts({ store, now }),
     webhooks: webhooks.service,
     shutdown: shutdown.signal,
     /** True while open and a write to the record store commits within 2 s (issue 9 item 7, issue 7 item 12). */
@@ -163,6 +172,18 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       })();
       return closing;
     },
+  };
+}
+
+/** The rollout simulation's settings from the options. */
+function rolloutEnv(options: SandboxOptions): RolloutEnv {
+  const { pauseScale = 1, unhealthyTags = [], errorRate } = options.rollout ?? {};
+  return {
+    pauseMsPerSecond: 1000 * pauseScale,
+    // Often enough that a promote or abort by hand takes effect within a second, seldom enough to cost nothing.
+    recheckMs: Math.min(1000, Math.max(50, options.stepMs)),
+    unhealthyTags: new Set(unhealthyTags),
+    ...(errorRate ? { errorRate } : {}),
   };
 }
 

@@ -1,8 +1,9 @@
 /**
  * `pds deploy TEAM/APP --tag X.Y.Z [--repo OWNER/REPO] [--wait]`: build and deploy a tag (`deploy-service`,
- * `action=deploy`); with `--onboard --port P` the first deployment of a service (`action=onboard`); with
- * `--from TEAM/APP` the exact image (by digest) another service runs healthy now (`platform_promote_image`: a
- * `deploy-service` with `image_digest` and `promoted_from`, issue 20 item 4). Without `--repo`, a
+ * `action=deploy`); with `--onboard --port P` the first deployment of a service (`action=onboard`), with `--strategy`
+ * canary or blue-green for its later releases (README "Rollouts"); with `--from TEAM/APP` the exact image (by digest)
+ * another service runs healthy now (`platform_promote_image`: a `deploy-service` with `image_digest` and
+ * `promoted_from`, issue 20 item 4). Without `--repo`, a
  * deploy takes the repository of the service's last deploy: the service record does not carry it (docs/api.md#service),
  * the deploy history does (`dockerfile_repo` of `GET /api/v1/workflows?team=…&service=…&operation=deploy-service`).
  */
@@ -41,22 +42,39 @@ export function deployCommand() {
       .option('--onboard', 'first deployment: creates the service (needs --port and --repo)')
       .addOption(paramOption('--port <port>', 'with --onboard: the container port, e.g. 8787', 'port'))
       .addOption(paramOption('--template <name>', 'with --onboard: the service template', 'service_template').default('default'))
-      .addOption(paramOption('--health-check-path <path>', 'with --onboard: probe path when not /healthz', 'health_check_path')),
+      .addOption(paramOption('--health-check-path <path>', 'with --onboard: probe path when not /healthz', 'health_check_path'))
+      .addOption(paramOption('--strategy <strategy>', 'with --onboard: how later releases roll out: rolling, canary or blue-green', 'strategy'))
+      .addOption(paramOption('--canary-steps <steps>', 'with --strategy canary: weights and pauses, e.g. 10%:2m,50%:5m', 'canary_steps')),
   ).action(
     async (
       target: string,
-      o: { tag?: string; from?: string; repo?: string; dockerfilePath?: string; onboard?: boolean; port?: string; template: string; healthCheckPath?: string },
+      o: {
+        tag?: string;
+        from?: string;
+        repo?: string;
+        dockerfilePath?: string;
+        onboard?: boolean;
+        port?: string;
+        template: string;
+        healthCheckPath?: string;
+        strategy?: string;
+        canarySteps?: string;
+      },
       command: Command,
     ) => {
       const { team, app } = teamApp(target);
       if (o.from) {
-        if (o.tag || o.repo || o.dockerfilePath || o.onboard) throw usageError('--from deploys what the other service runs: leave out --tag, --repo, --dockerfile-path and --onboard');
+        if (o.tag || o.repo || o.dockerfilePath || o.onboard || o.strategy || o.canarySteps) {
+          throw usageError('--from deploys what the other service runs: leave out --tag, --repo, --dockerfile-path and --onboard');
+        }
         return void (await promote(command, team, app, o.from));
       }
       if (!o.tag) throw usageError("required option '--tag <tag>' not specified (or --from TEAM/APP to promote what another service runs)");
       if (o.onboard && !o.port) throw usageError('--onboard needs --port (the container port, e.g. --port 8787)');
       if (o.onboard && !o.repo) throw usageError('--onboard needs --repo (the repository with the Dockerfile, e.g. --repo acme/web)');
-      if (!o.onboard && (o.port || o.healthCheckPath)) throw usageError('--port and --health-check-path go with --onboard');
+      if (!o.onboard && (o.port || o.healthCheckPath || o.strategy || o.canarySteps)) {
+        throw usageError('--port, --health-check-path, --strategy and --canary-steps go with --onboard');
+      }
       let { repo, dockerfilePath } = o;
       if (!repo) {
         const last = await lastRepository(command, team, app);
@@ -71,7 +89,13 @@ export function deployCommand() {
         git_tag: o.tag,
         dockerfile_repo: repo,
         dockerfile_path: dockerfilePath,
-        ...(o.onboard && { port: o.port, service_template: o.template, health_check_path: o.healthCheckPath }),
+        ...(o.onboard && {
+          port: o.port,
+          service_template: o.template,
+          health_check_path: o.healthCheckPath,
+          strategy: o.strategy as 'rolling' | 'canary' | 'blue-green' | undefined,
+          canary_steps: o.canarySteps,
+        }),
       });
     },
   );

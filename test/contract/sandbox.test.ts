@@ -19,10 +19,20 @@ describeContract('sandbox', async () => {
     now: () => new Date(Date.now() + offset),
     // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
     webhooks: { allowPrivate: true, backoffMs: 100 },
+    // Rollout pauses at a twentieth: "2s" holds 100 ms, "1h" 3 minutes (long enough to promote or abort by hand).
+    rollout: { pauseScale: 0.05, unhealthyTags: ['1.3.0'] },
   });
   // The GitHub Actions issuer is on 127.0.0.1 too: private addresses allowed.
   const pds = await startTestServer(
-    { PDS_DATA_DIR: dataDir, PDS_ADMINS: 'root,ops', PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' },
+    {
+      PDS_DATA_DIR: dataDir,
+      PDS_ADMINS: 'root,ops',
+      PDS_GITHUB_OIDC_ISSUER: actions.url,
+      PDS_OUTBOUND_ALLOW_PRIVATE: 'true',
+      PDS_WEBHOOK_BACKOFF_MS: '100',
+      PDS_SANDBOX_PAUSE_SCALE: '0.05',
+      PDS_SANDBOX_UNHEALTHY_TAGS: '1.3.0',
+    },
     { platform },
   );
   return {
@@ -30,6 +40,7 @@ describeContract('sandbox', async () => {
     actions,
     workflowSeconds: 20,
     advanceClock: (ms) => void (offset += ms),
+    rollouts: { unhealthyTag: '1.3.0', quickSteps: '10%:2s,50%:2s', heldSteps: '10%:1h,50%:1h' },
     async stop() {
       await pds.stop();
       await actions.close();
