@@ -18,6 +18,7 @@ import type { RolloutView } from '../../core/rollouts.js';
 import type { PlatformBackend, TenantRef } from '../../core/ports.js';
 import type { ClusterCache } from './informers.js';
 import { ANNOTATION, LABEL, QUOTA_NAME, type Application } from './objects.js';
+import { splitImage } from '../../core/images.js';
 
 /** Where service logs come from: the pods through the API server, or Loki. */
 export interface LogSource {
@@ -189,7 +190,8 @@ export function kubernetesBackend({ cache, argocdNamespace, logs, rollout: rollo
 
 /** The tag of the first container's image of a Deployment (`registry/acme/web:0.1.0` → `0.1.0`), or ''. */
 function deployedTag(deployment: V1Deployment | undefined): string {
-  const image = deployment?.spec?.template?.spec?.containers?.[0]?.image ?? '';
+  // Manifests name images by digest (`…:<tag>@sha256:…`, core/images.ts): the tag is before it.
+  const { image } = splitImage(deployment?.spec?.template?.spec?.containers?.[0]?.image ?? '');
   const at = image.lastIndexOf(':');
   return at > image.lastIndexOf('/') ? image.slice(at + 1) : '';
 }

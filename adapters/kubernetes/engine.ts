@@ -16,7 +16,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client
 import { NotFound, PlatformError, Upstream } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { AuditStatus } from '../../core/model.js';
-import { workflowTemplateName } from '../../core/names.js';
+import { applicationName, workflowTemplateName } from '../../core/names.js';
 import { waitingMessage, workflowApproval, type Approval } from '../../core/governance/approvals.js';
 import { isOperationId, type OperationId, type OperationParams } from '../../core/operations/index.js';
 import type { AwaitingOutcome, WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
@@ -240,7 +240,14 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   /** The Workflow's arguments (and env Secret data) for an operation. */
   private argumentsOf(name: string, operation: OperationId, parameters: unknown, tenantUid: string) {
     const factory = clusterOperations[operation] as ArgumentFactory<OperationId>;
-    return factory(parameters as never, { registry: this.options.registry, domain: this.options.domain, tenantUid, workflowName: name });
+    const params = parameters as { team_name: string; component_name?: string };
+    return factory(parameters as never, {
+      registry: this.options.registry,
+      domain: this.options.domain,
+      tenantUid,
+      workflowName: name,
+      service: params.component_name ? this.serviceSource(params.team_name, params.component_name) : undefined,
+    });
   }
 
   /**
@@ -337,6 +344,14 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   onSettled(listener: (run: WorkflowRun) => void): void {
     this.settledListeners.push(listener);
+  }
+
+  /** The source the service's Application records (its repository and build file), for images built before. */
+  private serviceSource(team: string, service: string): { repo?: string; dockerfilePath?: string } | undefined {
+    const name = applicationName(team, service);
+    const app = this.options.cache.applications.list().find((a) => a.metadata?.name === name);
+    const a = app?.metadata?.annotations;
+    return a && { repo: a[ANNOTATION.dockerfileRepo], dockerfilePath: a[ANNOTATION.dockerfilePath] };
   }
 
   /** Called on every phase, step or message change; returns an unsubscribe. */

@@ -30,6 +30,8 @@ export const ANNOTATION = {
   host: 'pds.dev/host',
   port: 'pds.dev/port',
   imageTag: 'pds.dev/image-tag',
+  dockerfileRepo: 'pds.dev/dockerfile-repo',
+  dockerfilePath: 'pds.dev/dockerfile-path',
   healthCheckPath: 'pds.dev/health-check-path',
   expiresAt: 'pds.dev/expires-at',
   /** On a Rollout: the tag serving before the release in progress, the release's tag and its workflow (issue 22). */

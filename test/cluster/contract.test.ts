@@ -22,15 +22,17 @@ describeContract('kubernetes', async () => {
   github.addInstallation(11, REPO.split('/')[0]!, [{ fullName: REPO, files: { Dockerfile: 'FROM node:20-alpine\n' } }]);
   // Repositories belong to those who can push to them (issue 17 item 2): the suite's tenant admin registers REPO.
   github.setPermission(REPO, 'alice', 'write');
+  let offset = 0;
   const platform = await harness.platform({
     log: silentLogger,
+    now: () => new Date(Date.now() + offset),
     // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
     webhooks: { allowPrivate: true, backoffMs: 100 },
     githubApp: { appId: '4242', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), slug: 'pds-platform', apiUrl: github.url },
   });
   const actions = await startGitHubActionsIssuer();
   const pds = await startTestServer(
-    { PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds', PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true' },
+    { PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds', PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_ADMINS: 'root,ops' },
     // The suite's people write more than 20 times a minute between them (the limit has tests of its own).
     { platform, writeLimiter: createWriteLimiter({ max: 1000 }) },
   );
@@ -49,6 +51,7 @@ describeContract('kubernetes', async () => {
       },
     },
     workflowSeconds: 90,
+    advanceClock: (ms) => void (offset += ms),
     rollouts: { unhealthyTag: '1.3.0', quickSteps: '10%:2s,50%:2s', heldSteps: '10%:1h,50%:1h' },
     async stop() {
       await pds.stop();

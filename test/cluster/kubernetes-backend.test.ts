@@ -132,7 +132,7 @@ describe.sequential('the kubernetes backend', () => {
     expect(Object.fromEntries((wf.spec?.arguments?.parameters ?? []).map((p) => [p.name, p.value]))).toMatchObject({
       application: 'orbit-web',
       host: 'orbit-web.apps.test',
-      image: `${REGISTRY}/orbit/web:0.1.0`,
+      image: `${REGISTRY}/src/orbit/web:0.1.0`, // keyed by the source (core/images.ts)
     });
     expect(wf.spec?.synchronization).toEqual({ mutex: { name: 'pds-orbit-web' } });
     const service = await until('the service', () => platform.backend.getService(TEAM, 'web'));
@@ -282,10 +282,11 @@ describe.sequential('the kubernetes backend', () => {
   });
 
   it('expires previews: one replica holds the Lease and submits preview-delete', async () => {
-    const deployed = await runToEnd(platform, 'preview-deploy', { team_name: TEAM, component_name: 'web', image_tag: '0.2.0', ttl_hours: '1' });
+    // A preview runs an image built before (pin-image asks the registry): 0.1.0 was built at onboarding.
+    const deployed = await runToEnd(platform, 'preview-deploy', { team_name: TEAM, component_name: 'web', image_tag: '0.1.0', ttl_hours: '1' });
     expect(deployed, deployed.message).toMatchObject({ phase: 'succeeded' });
-    const preview = await until('the preview service', () => platform.backend.getService(TEAM, 'web-preview-0-2-0'));
-    expect(preview).toMatchObject({ componentType: 'preview', imageTag: '0.2.0' });
+    const preview = await until('the preview service', () => platform.backend.getService(TEAM, 'web-preview-0-1-0'));
+    expect(preview).toMatchObject({ componentType: 'preview', imageTag: '0.1.0' });
     const other = await h.platform();
     expect(await platform.reaper.hold()).toBe(true);
     expect(await other.reaper.hold()).toBe(false);
@@ -296,17 +297,17 @@ describe.sequential('the kubernetes backend', () => {
       ...argo,
       namespace: ARGOCD,
       plural: 'applications',
-      name: 'orbit-web-preview-0-2-0',
+      name: 'orbit-web-preview-0-1-0',
       body: [{ op: 'replace', path: '/metadata/annotations/pds.dev~1expires-at', value: new Date(Date.now() - 1000).toISOString() }],
     });
-    await until('the expiry in the cache', async () => (await platform.backend.getService(TEAM, 'web-preview-0-2-0')) && platform.cache.applications.get('orbit-web-preview-0-2-0', ARGOCD)?.metadata?.annotations?.['pds.dev/expires-at']?.startsWith(new Date().toISOString().slice(0, 10)));
+    await until('the expiry in the cache', async () => (await platform.backend.getService(TEAM, 'web-preview-0-1-0')) && platform.cache.applications.get('orbit-web-preview-0-1-0', ARGOCD)?.metadata?.annotations?.['pds.dev/expires-at']?.startsWith(new Date().toISOString().slice(0, 10)));
     await platform.reaper.tick();
     const submitted = (await platform.records.workflows.unfinished()).filter((w) => w.operation === 'preview-delete');
     expect(submitted).toHaveLength(1);
-    expect(submitted[0]).toMatchObject({ userId: 'system:pds-preview-reaper', parameters: { team_name: TEAM, component_name: 'web', image_tag: '0.2.0' } });
+    expect(submitted[0]).toMatchObject({ userId: 'system:pds-preview-reaper', parameters: { team_name: TEAM, component_name: 'web', image_tag: '0.1.0' } });
     // A second round while it runs submits nothing more.
     expect(await platform.reaper.sweep()).toEqual([]);
-    await until('the preview gone', async () => !(await platform.backend.getService(TEAM, 'web-preview-0-2-0')), 90);
+    await until('the preview gone', async () => !(await platform.backend.getService(TEAM, 'web-preview-0-1-0')), 90);
     await other.close();
   });
 

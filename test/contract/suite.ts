@@ -19,6 +19,8 @@ export interface ContractTarget {
   pds: TestServer;
   /** Seconds a workflow may take here. */
   workflowSeconds: number;
+  /** Move the platform's clock (`Platform.now`) forward by `ms`: how promotion's "healthy for 30m" passes in a test. */
+  advanceClock(ms: number): void;
   /**
    * Rollouts (issue 22): a tag whose release fails its analysis here, and the canary steps that finish within
    * `workflowSeconds` (pauses as this backend scales them) and that hold long enough to promote or abort by hand.
@@ -446,6 +448,78 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       } finally {
         await root.close();
       }
+    });
+
+    it('promotion: one image per source, reused by digest in another tenant; refused until it ran healthy 30m there; promote what runs', async () => {
+      const STAGING = `${TEAM}-staging`;
+      // A platform admin of its own: writes are limited per user (20 per minute), and the suite's others are spent.
+      const OPS = 'ops';
+      const execute = (user: string, params: Record<string, string>) => pds.api(user, 'POST', '/api/v1/operations/deploy-service/execute', params);
+      const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO };
+      succeeded(await run(OPS, 'create-tenant', { team_name: STAGING, admins: 'alice' }));
+      await registerRepository(pds, 'alice', STAGING, REPO);
+
+      // The same source (REPO at TAGS[1]) was built for TEAM: the staging onboarding reuses its image by digest.
+      const onboarded = await run(OPS, 'deploy-service', { ...deploy, action: 'onboard', team_name: STAGING, git_tag: TAGS[1]!, port: '8080' });
+      succeeded(onboarded);
+      expect(JSON.stringify(onboarded.steps)).toMatch(/image \S+\/src\/nova\/web:0\.1\.1(@sha256:[0-9a-f]{64})? exists, build skipped/);
+
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      const rule = { promotion: { from: STAGING, minHealthy: '30m' } };
+      expect((await pds.api(OPS, 'PUT', policyPath, rule)).status).toBe(200);
+      const before = (await pds.api(OPS, 'GET', '/api/v1/audit')).body.items[0].workflowName;
+
+      // A tag that never ran in staging is refused at the door; nothing is recorded.
+      const never = await execute(OPS, { ...deploy, git_tag: TAGS[0]! });
+      expect(never.status, JSON.stringify(never.body)).toBe(403);
+      expect(never.body.error).toMatch(new RegExp(`must first run Synced and Healthy in ${STAGING}/web for 30m .*; it never ran there`));
+      // The staging image runs healthy, but not yet for 30 minutes (pds observes it once Argo CD reports it). Each
+      // try is a write (20 per minute): read the status first, then try every 2 s.
+      await poll('staging Synced/Healthy', 60, async () => {
+        const s = await pds.api(OPS, 'GET', `/api/v1/status/${STAGING}/web`);
+        return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy';
+      });
+      let young: Awaited<ReturnType<typeof execute>> | undefined;
+      for (let i = 0; i < 8 && !young; i++) {
+        const r = await execute(OPS, { ...deploy, git_tag: TAGS[1]! });
+        expect(r.status, JSON.stringify(r.body)).toBe(403);
+        if (/ran healthy in/.test(r.body.error)) young = r;
+        else await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+      if (!young) throw new Error('the staging image was not observed healthy within 16 s of its status');
+      expect(young.body.error).toMatch(new RegExp(`ran healthy in ${STAGING}/web for \\d+[sm] of the 30m required \\(sha256:[0-9a-f]{64}\\), and it is running there now: try again after \\S+Z`));
+      expect((await pds.api(OPS, 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(before);
+
+      // Thirty minutes later (the platform's clock), the same deploy passes, pinned to the verified digest, unbuilt.
+      t.advanceClock(31 * 60_000);
+      const digest = young.body.error.match(/\((sha256:[0-9a-f]{64})\)/)[1];
+      const allowed = await run(OPS, 'deploy-service', { ...deploy, git_tag: TAGS[1]! });
+      succeeded(allowed);
+      expect(allowed.audit.parameters).toMatchObject({ git_tag: TAGS[1], image_digest: digest, promoted_from: `${STAGING}/web` });
+      expect(JSON.stringify(allowed.steps)).toMatch(/exists, build skipped/);
+
+      // Promotion by digest over MCP: what staging runs, audited as deploy-service with image_digest and promoted_from.
+      const root = await connectHttp(CLIENTS.at(-1)!, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token(OPS)}` });
+      try {
+        covered.add('platform_promote_image');
+        const promoted = await root.callTool({ name: 'platform_promote_image', arguments: { team_name: TEAM, component_name: 'web', from: `${STAGING}/web` } });
+        expect(promoted.isError, JSON.stringify(promoted.content)).toBeFalsy();
+        const name = (promoted.structuredContent as any).workflowName as string;
+        workflows.push(name);
+        const w = await poll('the promotion', t.workflowSeconds, async () => {
+          const r = await pds.api(OPS, 'GET', `/api/v1/workflows/${name}`);
+          return r.body.audit.status !== 'submitted' && r.body;
+        });
+        succeeded(w);
+        expect(w.audit).toMatchObject({ operation: 'deploy-service', parameters: { action: 'deploy', git_tag: TAGS[1], dockerfile_repo: REPO, image_digest: digest, promoted_from: `${STAGING}/web` } });
+        const nothing = await root.callTool({ name: 'platform_promote_image', arguments: { team_name: TEAM, component_name: 'web', from: `${STAGING}/api` } });
+        expect(nothing.isError).toBe(true);
+        expect(JSON.stringify(nothing.content)).toContain('is not running Synced and Healthy now');
+      } finally {
+        await root.close();
+      }
+      expect((await pds.api(OPS, 'PUT', policyPath, {})).status).toBe(200);
+      succeeded(await run(OPS, 'delete-tenant', { team_name: STAGING }));
     });
 
     it('CI: an exchanged GitHub Actions OIDC token deploys its own repository and is refused for any other', async () => {
