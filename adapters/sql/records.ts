@@ -48,8 +48,11 @@ export interface ServiceRecord {
   createdAt: string;
 }
 
-/** Progress of one step of a workflow. */
-export type StepStatus = 'pending' | 'succeeded' | 'failed';
+/**
+ * Progress of one step of a workflow. The sandbox records `pending`, `succeeded` and `failed`; the cluster engine
+ * records the steps of a settled Argo Workflow as Argo reported them, `running` and `skipped` included.
+ */
+export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
 /** One step of a workflow as recorded. */
 export interface StepProgress {
@@ -59,6 +62,8 @@ export interface StepProgress {
   startedAt?: string;
   /** ISO 8601 UTC, once the step ran. */
   finishedAt?: string;
+  /** What the step reported (Argo's node message), when it said anything. */
+  message?: string;
 }
 
 /** One workflow with its plan and progress. */

@@ -252,6 +252,29 @@ describe.sequential('the kubernetes backend', () => {
     expect(platform.kubeconfig.requests - before).toBe(0);
   });
 
+  it('holds Workflows metadata-only and Applications as read; a settled workflow is answered from its record without an API call', async () => {
+    const held = platform.cache.workflows.list(WORKFLOWS);
+    expect(held.length).toBeGreaterThan(0);
+    for (const wf of held) {
+      expect(Object.keys(wf).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+      expect(wf.metadata?.managedFields).toBeUndefined();
+    }
+    for (const app of platform.cache.applications.list(ARGOCD)) {
+      expect(app).not.toHaveProperty('spec');
+      expect(app.metadata?.managedFields).toBeUndefined();
+    }
+    // A workflow that settled while this pds watched: Argo's labels said so, its steps were kept with the outcome.
+    const settled = held.find((wf) => wf.metadata?.labels?.['workflows.argoproj.io/completed'] === 'true' && wf.metadata.name?.startsWith('rollback-service-'))!;
+    const name = settled.metadata!.name!;
+    expect(settled.metadata?.labels?.['workflows.argoproj.io/phase']).toBe('Failed');
+    expect((await platform.records.workflows.get(name))?.steps.length).toBeGreaterThan(0);
+    const before = platform.kubeconfig.requests;
+    const run = await platform.workflows.get(name);
+    expect(platform.kubeconfig.requests - before).toBe(0);
+    expect(run).toMatchObject({ phase: 'failed', message: expect.stringMatching(/^step \S+ failed: /) });
+    expect(run!.steps.some((s) => s.status === 'failed')).toBe(true);
+  });
+
   it('settles workflows that finished, or vanished, while pds was down (the ghost reconciler)', async () => {
     h.controller.hold('rollback-service-');
     let finishing: string;

@@ -132,7 +132,7 @@ describe('a stalled API server', () => {
     });
     const { log, lines } = recordingLogger('warn');
     const core = api.kc.makeApiClient(CoreV1Api);
-    const informer = watch<V1Namespace>(api.kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace(), undefined, log);
+    const informer = watch<V1Namespace>(api.kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace(), {}, log);
     try {
       const line = await eventually('the informer to report its stalled watch', () => lines.find((l) => l.msg === 'informer stopped; starting it again'));
       expect((line.err as { message?: string }).message).toMatch(/^network timeout at: http:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\?/);
@@ -158,7 +158,7 @@ describe('a stalled API server', () => {
     });
     const { log, lines } = recordingLogger('warn');
     const core = api.kc.makeApiClient(CoreV1Api);
-    const informer = watch<V1Namespace>(api.kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace(), undefined, log);
+    const informer = watch<V1Namespace>(api.kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace(), {}, log);
     try {
       await eventually('the event sent after the quiet spell', () => informer.get('acme'));
       expect(watches).toBe(1);
