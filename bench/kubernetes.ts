@@ -33,7 +33,7 @@ import { openRecordStore, type RecordStore } from '../adapters/sql/index.js';
 import { issueSelfToken } from '../auth/self-issued.js';
 import { freePort } from '../test/fixtures/redis-server.js';
 import { forkEntry } from './child.js';
-import { createKubernetesPlatform, type KubernetesPlatform } from '../adapters/kubernetes/index.js';
+import { createKubernetesPlatform } from '../adapters/kubernetes/index.js';
 import { adminKubeConfig, envtestDir, installCrds, startKubeApiServer } from '../test/fixtures/kube-apiserver.js';
 import { startPostgres } from '../test/fixtures/postgres.js';
 
@@ -118,6 +118,34 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
       }
     }
 
+    const platformOptions = {
+      kubeconfigPath: server.kubeconfigPath,
+      dataDir,
+      databaseUrl: postgres.url,
+      workflowNamespace: 'pds-workflows',
+      argocdNamespace: 'argocd',
+      registry: 'registry.example.com/pds',
+      domain: 'apps.example.com',
+      githubAppSlug: 'pds-platform',
+      leaseNamespace: 'pds',
+    };
+    /** Start a platform: milliseconds until its caches are filled, and the heap it added (after a full GC when exposed). */
+    const startPlatform = async () => {
+      globalThis.gc?.();
+      const heapBefore = process.memoryUsage().heapUsed;
+      const t0 = performance.now();
+      const p = await createKubernetesPlatform(platformOptions);
+      const ms = performance.now() - t0;
+      globalThis.gc?.();
+      return { platform: p, ms, heapMiB: (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20 };
+    };
+    // The reference of the same run: the same cluster before any Workflow exists.
+    let empty: { ms: number; heapMiB: number } | undefined;
+    if (workflows > 0) {
+      const reference = await startPlatform();
+      empty = { ms: reference.ms, heapMiB: reference.heapMiB };
+      await reference.platform.close();
+    }
     let seedWorkflowsMs = 0;
     if (workflows > 0) {
       log(`kubernetes: seeding ${workflows} finished Workflows with status, and their records`);
@@ -141,24 +169,8 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
       seedWorkflowsMs = performance.now() - seedStart;
     }
 
-    globalThis.gc?.();
-    const heapBefore = process.memoryUsage().heapUsed;
-    const started = performance.now();
-    const platform: KubernetesPlatform = await createKubernetesPlatform({
-      kubeconfigPath: server.kubeconfigPath,
-      dataDir,
-      databaseUrl: postgres.url,
-      workflowNamespace: 'pds-workflows',
-      argocdNamespace: 'argocd',
-      registry: 'registry.example.com/pds',
-      domain: 'apps.example.com',
-      githubAppSlug: 'pds-platform',
-      leaseNamespace: 'pds',
-    });
-    const startMs = performance.now() - started;
+    const { platform, ms: startMs, heapMiB: heapGrowthMiB } = await startPlatform();
     cleanups.unshift(() => platform.close());
-    globalThis.gc?.();
-    const heapGrowthMiB = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
     await platform.workflows.list({ visible: 'all', limit: 1 }); // warm the record store's pool too
 
     const reads: Array<[string, (i: number) => Promise<unknown>]> = [
@@ -277,6 +289,7 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
     const report = [
       `kubernetes backend, warm informer caches (${tenants} tenants × ${services} services, ${workflows} Workflows, ${iterations} reads each; caches filled in ${startMs.toFixed(0)} ms):`,
       ...(workflows > 0 ? [`seeding ${workflows} Workflows with status and their records: ${(seedWorkflowsMs / 1000).toFixed(1)} s`] : []),
+      ...(empty ? [`reference, the same cluster before the Workflows were seeded: caches filled in ${empty.ms.toFixed(0)} ms, heap growth over start-up ${empty.heapMiB.toFixed(1)} MiB`] : []),
       `platform in the bench process: heap growth over start-up ${heapGrowthMiB.toFixed(1)} MiB${globalThis.gc ? ' (after a full GC)' : ' (no --expose-gc: includes garbage)'}; bench process RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB at the end`,
       `pds server process (PDS_BACKEND=kubernetes): ready ${childStartMs.toFixed(0)} ms after fork, RSS ${childRssMiB.toFixed(0)} MiB when ready`,
       '| read | p50 | p99 | API server requests per read |',
@@ -355,7 +368,7 @@ function benchWorkflow(name: string, team: string, service: string, phase: 'Succ
       phase: done ? 'Succeeded' : 'Running',
       boundaryID: name,
       startedAt: at(i * 10),
-      ...(done ? { finishedAt: at(i * 10 + 9), message: '' } : {}),
+      ...(done ? { finishedAt: at(i * 10 + 9) } : {}),
       progress: '1/1',
       resourcesDuration: { cpu: 7 + i, memory: 180 + i },
       hostNodeName: `worker-${i % 3}.cluster.internal`,
@@ -399,7 +412,7 @@ function benchWorkflow(name: string, team: string, service: string, phase: 'Succ
     status: {
       phase,
       startedAt: at(0),
-      ...(done ? { finishedAt: at(90), progress: '9/9', message: '' } : { progress: '0/9' }),
+      ...(done ? { finishedAt: at(90), progress: '9/9' } : { progress: '0/9' }),
       nodes,
       storedWorkflowTemplateSpec: { entrypoint: 'main', serviceAccountName: 'pds-workflows', templates: DEPLOY_STEPS.map(template) },
       resourcesDuration: { cpu: 120, memory: 2100 },
