@@ -215,7 +215,7 @@ export class ClusterCache {
       kc,
       'applications',
       `/apis/${ARGO_GROUP}/${ARGO_VERSION}/namespaces/${ns.argocd}/applications`,
-      () => custom.listNamespacedCustomObject({ ...argo(ns.argocd, 'applications'), labelSelector: managed }),
+      paged((page) => custom.listNamespacedCustomObject({ ...argo(ns.argocd, 'applications'), labelSelector: managed, ...page })),
       { labelSelector: managed, trim: trimApplication },
       log,
     );
@@ -225,7 +225,7 @@ export class ClusterCache {
       kc,
       'workflows',
       `/apis/${ARGO_GROUP}/${ARGO_VERSION}/namespaces/${ns.workflows}/workflows`,
-      () => custom.listNamespacedCustomObject({ ...argo(ns.workflows, 'workflows'), labelSelector: managed }, metadataOnly),
+      paged((page) => custom.listNamespacedCustomObject({ ...argo(ns.workflows, 'workflows'), labelSelector: managed, ...page }, metadataOnly)),
       { labelSelector: managed, metadataOnly: true },
       log,
     );
@@ -263,6 +263,30 @@ export class ClusterCache {
   async stop(): Promise<void> {
     await Promise.all(this.all.map((w) => w.stop()));
   }
+}
+
+/** Objects per page of a first list (client-go's informers list 500 at a time too). */
+export const LIST_PAGE_SIZE = 500;
+
+/**
+ * A list read page by page (`limit`, `continue`), so each request stays small and within `PDS_KUBE_TIMEOUT_S` however
+ * many objects the cluster keeps; the pages are one snapshot, whose resourceVersion the last page carries.
+ */
+export function paged<T extends KubernetesObject>(
+  list: (page: { limit: number; _continue?: string }) => Promise<KubernetesListObject<T>>,
+): () => Promise<KubernetesListObject<T>> {
+  return async () => {
+    const items: T[] = [];
+    let _continue: string | undefined;
+    for (;;) {
+      const page = await list({ limit: LIST_PAGE_SIZE, ...(_continue ? { _continue } : {}) });
+      items.push(...page.items);
+      // Typed lists name it `_continue`; custom-object lists come back as plain JSON, `continue`.
+      const meta = page.metadata as { _continue?: string; continue?: string } | undefined;
+      _continue = meta?._continue || meta?.continue || undefined;
+      if (!_continue) return { ...page, items };
+    }
+  };
 }
 
 /** An Application as pds reads it (`backend.ts`, `previews.ts`): its metadata and the status fields of {@link Application}. */
