@@ -280,7 +280,7 @@ export function paged<T extends KubernetesObject>(
     let _continue: string | undefined;
     for (;;) {
       const page = await list({ limit: LIST_PAGE_SIZE, ...(_continue ? { _continue } : {}) });
-      items.push(...page.items);
+      items.push(...(page.items ?? [])); // the API server answers an empty metadata-only list with `items: null`
       // Typed lists name it `_continue`; custom-object lists come back as plain JSON, `continue`.
       const meta = page.metadata as { _continue?: string; continue?: string } | undefined;
       _continue = meta?._continue || meta?.continue || undefined;

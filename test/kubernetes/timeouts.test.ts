@@ -236,3 +236,10 @@ describe('a metadata-only informer (issue 23 item 3)', () => {
     }
   });
 });
+
+describe('paged lists', () => {
+  it('reads an empty metadata-only list, which the API server sends with items: null', async () => {
+    const list = paged<KubernetesObject>(async () => ({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadataList', metadata: { resourceVersion: '3' }, items: null as never }));
+    expect(await list()).toMatchObject({ items: [], metadata: { resourceVersion: '3' } });
+  });
+});
