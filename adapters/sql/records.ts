@@ -5,6 +5,7 @@
  * these in the store files; nothing outside `adapters/sql/` sees a row.
  */
 import type { AuditStatus, HealthStatus, SyncStatus, Tenant } from '../../core/model.js';
+import type { RolloutStrategy, RolloutView } from '../../core/rollouts.js';
 
 /** A tenant: the `docs/api.md#tenant`, when it was created, and its identity. */
 export interface TenantRecord extends Tenant {
@@ -46,6 +47,20 @@ export interface ServiceRecord {
   activeWorkflow?: string;
   /** ISO 8601 UTC. */
   createdAt: string;
+  /** How releases are rolled out (issue 22); absent: rolling. */
+  strategy?: RolloutStrategy;
+  /** Normalized `canary_steps` text, canary only. */
+  canarySteps?: string;
+  /** The current or last canary or blue-green release. */
+  rollout?: RolloutView;
+}
+
+/** A promote or abort by hand, waiting for the workflow's rollout step to act on it. */
+export interface RolloutCommand {
+  command: 'promote' | 'abort';
+  userId: string;
+  /** ISO 8601 UTC. */
+  at: string;
 }
 
 /**
@@ -62,7 +77,7 @@ export interface StepProgress {
   startedAt?: string;
   /** ISO 8601 UTC, once the step ran. */
   finishedAt?: string;
-  /** What the step reported (Argo's node message), when it said anything. */
+  /** What the step found or reported, e.g. a canary step's analysis result or Argo's node message. */
   message?: string;
 }
 
@@ -97,6 +112,8 @@ export interface WorkflowRecord {
   leaseOwner?: string;
   /** Milliseconds since the epoch; the lease is free at and after this. */
   leaseExpiresAt?: number;
+  /** A promote or abort by hand not yet acted on. */
+  rolloutCommand?: RolloutCommand;
 }
 
 /** A code-host app installation granted to a tenant for one repository. */
