@@ -239,6 +239,24 @@ describe.sequential('the kubernetes backend', () => {
     expect(await platform.backend.getService(TEAM, 'web')).toMatchObject({ hasDatabase: true });
   });
 
+  it('tells its followers of a workflow another replica settled', async () => {
+    const told: WorkflowRun[] = [];
+    const off = platform.workflows.onChange((run) => told.push(run));
+    h.controller.hold('provision-database-');
+    let name: string;
+    try {
+      name = await submit(platform, 'provision-database', { team_name: TEAM, component_name: 'web' });
+      await until('the Workflow running', async () => (await readWorkflow(name)).status?.phase === 'Running');
+      // Another replica saw it finish first (as far as this one can tell: the record is settled already).
+      await platform.records.workflows.settle(name, { phase: 'succeeded', message: 'settled by another replica', finishedAt: new Date().toISOString() });
+    } finally {
+      h.controller.release('provision-database-');
+    }
+    const end = await until('the end told to this replica\'s followers', async () => told.find((r) => r.name === name && r.phase !== 'submitted'), 90);
+    off();
+    expect(end).toMatchObject({ phase: 'succeeded', message: 'settled by another replica' });
+  });
+
   it('warm reads make no API server call', async () => {
     await platform.backend.listTenants();
     const before = platform.kubeconfig.requests;
