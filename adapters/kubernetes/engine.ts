@@ -330,7 +330,14 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     if (!finished && this.changeListeners.size === 0) return;
     const record = await this.options.records.workflows.get(name);
     if (!record) return; // not submitted by a pds on this record store
-    if (record.phase !== 'submitted') return; // settled: listeners were told then
+    if (record.phase !== 'submitted') {
+      // Settled, perhaps by another replica: whoever follows it here still hears of the end (from the record).
+      if (this.changeListeners.size > 0) {
+        const run = this.runOf(record, await this.statusFor(record));
+        for (const listener of this.changeListeners) listener(run);
+      }
+      return;
+    }
     const workflow = await this.fetchWorkflow(name);
     if (!workflow) return; // deleted meanwhile: the reconciler settles it after its grace
     const run = this.runOf(record, workflow);
