@@ -239,6 +239,24 @@ describe.sequential('the kubernetes backend', () => {
     expect(await platform.backend.getService(TEAM, 'web')).toMatchObject({ hasDatabase: true });
   });
 
+  it('tells its followers of a workflow another replica settled', async () => {
+    const told: WorkflowRun[] = [];
+    const off = platform.workflows.onChange((run) => told.push(run));
+    h.controller.hold('provision-database-');
+    let name: string;
+    try {
+      name = await submit(platform, 'provision-database', { team_name: TEAM, component_name: 'web' });
+      await until('the Workflow running', async () => (await readWorkflow(name)).status?.phase === 'Running');
+      // Another replica saw it finish first (as far as this one can tell: the record is settled already).
+      await platform.records.workflows.settle(name, { phase: 'succeeded', message: 'settled by another replica', finishedAt: new Date().toISOString() });
+    } finally {
+      h.controller.release('provision-database-');
+    }
+    const end = await until('the end told to this replica\'s followers', async () => told.find((r) => r.name === name && r.phase !== 'submitted'), 90);
+    off();
+    expect(end).toMatchObject({ phase: 'succeeded', message: 'settled by another replica' });
+  });
+
   it('warm reads make no API server call', async () => {
     await platform.backend.listTenants();
     const before = platform.kubeconfig.requests;
@@ -250,6 +268,29 @@ describe.sequential('the kubernetes backend', () => {
       await platform.backend.resources(TEAM);
     }
     expect(platform.kubeconfig.requests - before).toBe(0);
+  });
+
+  it('holds Workflows metadata-only and Applications as read; a settled workflow is answered from its record without an API call', async () => {
+    const held = platform.cache.workflows.list(WORKFLOWS);
+    expect(held.length).toBeGreaterThan(0);
+    for (const wf of held) {
+      expect(Object.keys(wf).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+      expect(wf.metadata?.managedFields).toBeUndefined();
+    }
+    for (const app of platform.cache.applications.list(ARGOCD)) {
+      expect(app).not.toHaveProperty('spec');
+      expect(app.metadata?.managedFields).toBeUndefined();
+    }
+    // A workflow that settled while this pds watched: Argo's labels said so, its steps were kept with the outcome.
+    const settled = held.find((wf) => wf.metadata?.labels?.['workflows.argoproj.io/completed'] === 'true' && wf.metadata.name?.startsWith('rollback-service-'))!;
+    const name = settled.metadata!.name!;
+    expect(settled.metadata?.labels?.['workflows.argoproj.io/phase']).toBe('Failed');
+    expect((await platform.records.workflows.get(name))?.steps.length).toBeGreaterThan(0);
+    const before = platform.kubeconfig.requests;
+    const run = await platform.workflows.get(name);
+    expect(platform.kubeconfig.requests - before).toBe(0);
+    expect(run).toMatchObject({ phase: 'failed', message: expect.stringMatching(/^step \S+ failed: /) });
+    expect(run!.steps.some((s) => s.status === 'failed')).toBe(true);
   });
 
   it('settles workflows that finished, or vanished, while pds was down (the ghost reconciler)', async () => {

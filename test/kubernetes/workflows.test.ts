@@ -3,7 +3,7 @@
  * Argo Workflow status to pds's vocabulary (issue 10 "Operations").
  */
 import { describe, expect, it } from 'vitest';
-import { auditStatusOf, messageOf, stepsOf } from '../../adapters/kubernetes/engine.js';
+import { auditStatusOf, finishedByLabels, messageOf, stepsOf } from '../../adapters/kubernetes/engine.js';
 import { clusterOperations } from '../../adapters/kubernetes/operations.js';
 import type { Workflow } from '../../adapters/kubernetes/objects.js';
 import { parseTimestamped } from '../../adapters/kubernetes/pod-logs.js';
@@ -124,5 +124,16 @@ describe('the pod of a step (Argo pod names)', () => {
     expect(stepNode(workflow, 'build')?.id).toBe('w-2');
     expect(stepNode(workflow, 'push')).toBeUndefined();
     expect(stepNode(workflow, 'w')).toBeUndefined();
+  });
+});
+
+describe("a Workflow's end, from Argo's labels (metadata-only watch)", () => {
+  const labelled = (labels: Record<string, string>) => ({ metadata: { name: 'w', labels } });
+  it('is finished with a final phase label, or completed=true; running or unlabelled is not', () => {
+    expect(finishedByLabels(labelled({ 'workflows.argoproj.io/phase': 'Succeeded' }))).toBe(true);
+    expect(finishedByLabels(labelled({ 'workflows.argoproj.io/phase': 'Error' }))).toBe(true);
+    expect(finishedByLabels(labelled({ 'workflows.argoproj.io/completed': 'true' }))).toBe(true);
+    expect(finishedByLabels(labelled({ 'workflows.argoproj.io/phase': 'Running', 'workflows.argoproj.io/completed': 'false' }))).toBe(false);
+    expect(finishedByLabels(labelled({}))).toBe(false);
   });
 });
