@@ -22,6 +22,7 @@ import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
 import { githubAppCodeHost } from '../github/app.js';
 import { kubernetesRollouts, readRollout, rolloutView } from './rollouts.js';
+import { applicationName } from '../../core/names.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
@@ -114,6 +115,9 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     argocdNamespace: options.argocdNamespace,
     logs,
     rollout: async (team, app) => {
+      // Only a canary or blue-green service has a Rollout, and write-rollout leaves its Deployment at 0 replicas (the
+      // Rollout runs the pods): a rolling service's status is read from the caches alone, with no API server call.
+      if (cache.deployments.get(applicationName(team, app), team)?.spec?.replicas !== 0) return undefined;
       const found = await readRollout(kc, team, app);
       return found && rolloutView(found);
     },

@@ -302,10 +302,17 @@ function trimApplication(app: Application): void {
   };
 }
 
-/** A Deployment as pds reads it (`backend.ts`: the image of its containers): metadata and the container images. */
+/**
+ * A Deployment as pds reads it: metadata, the container images (`backend.ts`), and the replicas (`index.ts`: 0 when an
+ * Argo Rollouts Rollout runs its pods through `workloadRef`).
+ */
 function trimDeployment(deployment: V1Deployment): void {
   const containers = deployment.spec?.template?.spec?.containers ?? [];
-  deployment.spec = { selector: {}, template: { spec: { containers: containers.map((c) => ({ name: c.name, image: c.image })) } } };
+  deployment.spec = {
+    ...(deployment.spec?.replicas !== undefined ? { replicas: deployment.spec.replicas } : {}),
+    selector: {},
+    template: { spec: { containers: containers.map((c) => ({ name: c.name, image: c.image })) } },
+  };
   delete deployment.status;
 }
 
