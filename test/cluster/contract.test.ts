@@ -11,6 +11,7 @@ import { describeContract, REPO, TAGS, TEAM } from '../contract/suite.js';
 import { startRolloutsController } from '../fixtures/argo-rollouts-controller.js';
 import { startGitHubFixture } from '../fixtures/github-api.js';
 import { startGitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
+import { createWriteLimiter } from '../../rest/ratelimit.js';
 import { startTestServer } from '../helpers/server.js';
 import { ARGOCD, startClusterHarness } from './platform.js';
 
@@ -31,7 +32,8 @@ describeContract('kubernetes', async () => {
   const actions = await startGitHubActionsIssuer();
   const pds = await startTestServer(
     { PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds', PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true' },
-    { platform },
+    // The suite's people write more than 20 times a minute between them (the limit has tests of its own).
+    { platform, writeLimiter: createWriteLimiter({ max: 1000 }) },
   );
   // Argo Rollouts in the suite's tenant: the unhealthy tag's analysis fails as the sandbox's does.
   const rolloutsController = startRolloutsController({
