@@ -148,12 +148,17 @@ export function kubernetesBackend({ cache, argocdNamespace, logs, rollout: rollo
       const message =
         s.health?.message || s.conditions?.map((c) => c.message).filter(Boolean).join('; ') || s.operationState?.message || '';
       const rollout = await rolloutOf?.(team, app);
+      // An aborted release is not the service's state: the stable tag serves all traffic (wait-rollout failed the
+      // deploy, so pds.dev/image-tag still names it), and the message says what was rolled back.
+      const rolledBack = rollout?.phase === 'Aborted' && rollout.stableTag
+        ? `rolled back: ${rollout.canaryTag} ${rollout.message.replace(/^RolloutAborted: /, '') || 'aborted'}; all traffic is on ${rollout.stableTag} again`
+        : undefined;
       return {
         argocd: {
           name: applicationName(team, app),
           syncStatus: sync.success ? sync.data : 'Unknown',
-          healthStatus: health.success ? health.data : 'Unknown',
-          message,
+          healthStatus: rolledBack ? 'Healthy' : health.success ? health.data : 'Unknown',
+          message: rolledBack ?? message,
         },
         service: { team, name: app, imageTag: service.imageTag, host: service.host },
         ...(rollout && { rollout }),

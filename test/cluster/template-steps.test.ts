@@ -29,7 +29,7 @@ import { applicationName, previewName, serviceHost } from '../../core/names.js';
 import { sourceImage } from '../../core/images.js';
 import { startRegistry, type RegistryStandIn } from '../fixtures/oci-registry.js';
 import { BLUE_GREEN_AUTO_PROMOTION_SECONDS, errorRateQuery } from '../../core/rollouts.js';
-import { LocalArgo, type RunResult } from '../fixtures/argo-steps/runner.js';
+import { LocalArgo, type RunResult, type WorkflowTemplate } from '../fixtures/argo-steps/runner.js';
 import { BUILD_IMAGE_STUBS } from '../fixtures/argo-steps/pods.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
@@ -495,6 +495,34 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     });
     expect(json('service-preview.json').metadata.name).toBe('acme-web-preview');
     expect(argoCdSync('web')).toMatch(/service\/acme-web-preview created \(server dry run\)/);
+
+    // wait-rollout, bounded: with no Rollouts controller here the release never settles, so the step gives up after
+    // timeout_seconds, having asked Argo CD to refresh the Application (the annotation Argo CD removes once served).
+    const applications = admin.makeApiClient(CustomObjectsApi);
+    const application = { group: 'argoproj.io', version: 'v1alpha1', namespace: 'argocd', plural: 'applications', name: 'acme-web' };
+    await applications.patchNamespacedCustomObject({ ...application, body: [{ op: 'remove', path: '/metadata/annotations/argocd.argoproj.io~1refresh' }] }).catch(() => undefined);
+    const waitOnly: WorkflowTemplate = {
+      metadata: { name: 'wait-only', namespace: WORKFLOWS },
+      spec: {
+        entrypoint: 'main',
+        serviceAccountName: 'pds-workflow',
+        templates: [{
+          name: 'main',
+          steps: [[{
+            name: 'wait-rollout',
+            templateRef: { name: 'pds-steps', template: 'wait-rollout' },
+            arguments: { parameters: [{ name: 'team_name', value: TEAM }, { name: 'component_name', value: 'web' }, { name: 'timeout_seconds', value: '3' }] },
+          }]],
+        } as WorkflowTemplate['spec']['templates'][number]],
+      },
+    };
+    const waited = await LocalArgo.run({ ...runner, templates: new Map([...runner.templates, ['wait-only', waitOnly]]) }, {
+      name: `wait-only-${randomUUID().slice(0, 5)}`, uid: randomUUID(), annotations: {}, labels: {}, workflowTemplateRef: 'wait-only', parameters: [],
+    });
+    expect(waited.phase).toBe('Failed');
+    expect(waited.message).toBe('main: Error (exit code 1): the release of acme/web did not finish within 3 s; see its rollout in status');
+    const refreshed = (await applications.getNamespacedCustomObject(application)) as KubernetesObject;
+    expect(refreshed.metadata?.annotations?.['argocd.argoproj.io/refresh']).toBe('normal');
 
     const rolling = await strategy({ strategy: 'rolling' });
     expect(rolling.phase, rolling.message).toBe('Succeeded');
