@@ -44,7 +44,8 @@ export function deployCommand() {
       .addOption(paramOption('--template <name>', 'with --onboard: the service template', 'service_template').default('default'))
       .addOption(paramOption('--health-check-path <path>', 'with --onboard: probe path when not /healthz', 'health_check_path'))
       .addOption(paramOption('--strategy <strategy>', 'with --onboard: how later releases roll out: rolling, canary or blue-green', 'strategy'))
-      .addOption(paramOption('--canary-steps <steps>', 'with --strategy canary: weights and pauses, e.g. 10%:2m,50%:5m', 'canary_steps')),
+      .addOption(paramOption('--canary-steps <steps>', 'with --strategy canary: weights and pauses, e.g. 10%:2m,50%:5m', 'canary_steps'))
+      .addOption(paramOption('--override-reason <why>', 'break-glass during a freeze window (tenant admins, signed in as a person)', 'override_reason')),
   ).action(
     async (
       target: string,
@@ -59,13 +60,14 @@ export function deployCommand() {
         healthCheckPath?: string;
         strategy?: string;
         canarySteps?: string;
+        overrideReason?: string;
       },
       command: Command,
     ) => {
       const { team, app } = teamApp(target);
       if (o.from) {
-        if (o.tag || o.repo || o.dockerfilePath || o.onboard || o.strategy || o.canarySteps) {
-          throw usageError('--from deploys what the other service runs: leave out --tag, --repo, --dockerfile-path and --onboard');
+        if (o.tag || o.repo || o.dockerfilePath || o.onboard || o.strategy || o.canarySteps || o.overrideReason) {
+          throw usageError('--from deploys what the other service runs: leave out --tag, --repo, --dockerfile-path, --onboard and --override-reason');
         }
         return void (await promote(command, team, app, o.from));
       }
@@ -89,6 +91,7 @@ export function deployCommand() {
         git_tag: o.tag,
         dockerfile_repo: repo,
         dockerfile_path: dockerfilePath,
+        ...(o.overrideReason && { override_reason: o.overrideReason }),
         ...(o.onboard && {
           port: o.port,
           service_template: o.template,
