@@ -12,6 +12,7 @@ import { resourceTools } from './resources.js';
 import { scaffoldTools } from './scaffold.js';
 import { serviceTools } from './services.js';
 import { tenantTools } from './tenants.js';
+import { workflowControlTools } from './workflow-control.js';
 import { workflowStreams, workflowTools } from './workflows.js';
 
 /** Every tool, in the order clients list them. */
@@ -22,6 +23,7 @@ export const allTools: readonly AnyTool[] = [
   ...logTools,
   ...resourceTools,
   ...workflowTools,
+  ...workflowControlTools,
   ...diagnoseTools,
   ...repoTools,
   ...operationsTools,

@@ -23,7 +23,8 @@ import {
 /** Entries `GET /api/v1/audit` returns (`docs/api.md#limits`). */
 export const AUDIT_LIMIT = 50;
 
-const WorkflowName = z
+/** A workflow name as an execution returns it. */
+export const WorkflowName = z
   .string()
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a workflow name as returned by an execution, e.g. "deploy-service-x7k2p"')
   .max(253);
@@ -90,6 +91,8 @@ export const getWorkflow = defineTool({
     audit: AuditEntry,
     note: z.string().describe('Progress or outcome as the workflow engine reports it'),
     steps: z.array(WorkflowStep),
+    cancelledBy: z.string().optional().describe('Who cancelled it, once someone did'),
+    retryOf: z.string().optional().describe('The failed workflow it retries'),
   }),
   rest: { method: 'GET', path: '/api/v1/workflows/{name}' },
   access: 'authenticated',
@@ -107,7 +110,8 @@ export const getWorkflow = defineTool({
       : `${where} no longer has this workflow; the audit entry is the record`;
     const { tenantUid: _tenantUid, ...entry } = audit;
     const details = run ? await settledDetails(platform, settings.domain, run) : {};
-    return { workflow: name, audit: entry, note, phase, settled: audit.status !== 'submitted', steps: run?.steps ?? [], ...details };
+    const links = { ...(run?.cancelledBy && { cancelledBy: run.cancelledBy }), ...(run?.retryOf && { retryOf: run.retryOf }) };
+    return { workflow: name, audit: entry, note, phase, settled: audit.status !== 'submitted', steps: run?.steps ?? [], ...details, ...links };
   },
 });
 

@@ -61,6 +61,8 @@ export interface SandboxOptions {
    * so waits answer at once while requests in flight are still being finished.
    */
   shutdown?: AbortSignal;
+  /** Awaited before each workflow step (tests hold a step open with it: `EngineOptions.beforeStep`). */
+  beforeStep?: (workflow: string, step: number) => Promise<void>;
 }
 
 const HOUR_MS = 3_600_000;
@@ -107,6 +109,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       now,
       env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS },
       afterCommit: () => void reaper.rearm(),
+      ...(options.beforeStep ? { beforeStep: options.beforeStep } : {}),
       log,
     });
     await engine.start();

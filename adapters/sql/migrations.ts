@@ -273,6 +273,18 @@ function governance(engine: Engine): Migration {
   };
 }
 
+/**
+ * Stop and retry (issue 22 item 5): who asked to stop an unfinished workflow and why (the engine settles it
+ * `cancelled by <user>: <reason>`), and the failed workflow a retry re-runs. Both null for every workflow from before.
+ */
+const workflowControl: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('workflows').addColumn('cancelled_by', 'text').execute();
+    await db.schema.alterTable('workflows').addColumn('cancel_reason', 'text').execute();
+    await db.schema.alterTable('workflows').addColumn('retry_of', 'text').execute();
+  },
+};
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
   return {
@@ -281,6 +293,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0003-log-lines': logLines(engine),
     '0004-repository-registrants': repositoryRegistrants,
     '0005-governance': governance(engine),
+    '0011-workflow-control': workflowControl,
   };
 }
 

@@ -92,6 +92,12 @@ export interface WorkflowRecord {
   leaseOwner?: string;
   /** Milliseconds since the epoch; the lease is free at and after this. */
   leaseExpiresAt?: number;
+  /** Who asked to stop it, once someone did (issue 22). */
+  cancelledBy?: string;
+  /** Why it was cancelled, when the person said. */
+  cancelReason?: string;
+  /** The failed workflow it retries, when it is a retry (issue 22). */
+  retryOf?: string;
 }
 
 /** A code-host app installation granted to a tenant for one repository. */

@@ -95,8 +95,15 @@ export interface Submission {
 /**
  * {@link executeOperation}, returning also the summary and warnings its result's message was made of, so a caller that
  * waits for the workflow can word the settled message ({@link settledMessage}). Throws as {@link executeOperation}.
+ * @param options.retryOf the failed workflow this execution retries (`platform_retry_workflow`): recorded on the new
+ *   workflow beside its parameters, never among them.
  */
-export async function submitOperation(contract: AnyOperationContract, input: OperationInput, ctx: ToolContext): Promise<Submission> {
+export async function submitOperation(
+  contract: AnyOperationContract,
+  input: OperationInput,
+  ctx: ToolContext,
+  options: { retryOf?: string } = {},
+): Promise<Submission> {
   const { confirm, override_reason: overrideReason, ...params } = input;
   const parameters = params as OperationParams;
   const recorded = recordedParameters(contract, params);
@@ -147,6 +154,7 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
       userId: ctx.identity.userId,
       audit: entry,
       ...(tenant ? { tenantUid: tenant.uid } : {}),
+      ...(options.retryOf ? { retryOf: options.retryOf } : {}),
     });
   } catch (err) {
     throw err instanceof PlatformError ? err : new Upstream('the workflow engine refused the submission', { cause: err });
