@@ -39,17 +39,17 @@ export const cancelWorkflow = defineTool({
   name: 'platform_cancel_workflow',
   title: 'Cancel a workflow',
   description:
-    'Stop a running, queued or awaiting workflow: it settles failed ("cancelled by <you>") and the service stays on ' +
-    'its last good version; steps already done stay done. 409 once settled. Tenant members and admins.',
+    'Stop a running or awaiting workflow: it settles failed ("cancelled by <you>"); the service stays on its last ' +
+    'good version. Tenant members and admins.',
   input: z.object({
     name: WorkflowName.describe('Workflow name, e.g. "deploy-service-x7k2p"'),
-    reason: z.string().trim().min(1).max(200).optional().describe('Why, for the tenant\'s event feed, e.g. "wrong tag"'),
-    force: z.boolean().optional().describe('Kubernetes: terminate (no exit handlers) instead of stop'),
+    reason: z.string().trim().min(1).max(200).optional().describe('Why, e.g. "wrong tag"'),
+    force: z.boolean().optional().describe('Kubernetes: terminate, not stop'),
   }),
   output: z.object({
     workflow: z.string(),
     phase: WorkflowPhase,
-    settled: z.boolean().describe('false: the engine is still stopping it; follow it with platform_get_workflow'),
+    settled: z.boolean().describe('false: still stopping'),
     message: z.string(),
   }),
   rest: { method: 'POST', path: '/api/v1/workflows/{name}/cancel' },
@@ -85,19 +85,18 @@ export const cancelWorkflow = defineTool({
 });
 
 /** What a retry answers: the execute response of the new workflow, with the workflow it retries beside. */
-export const RetryResult = ExecuteResult.extend({ retryOf: z.string().describe('The failed workflow this one retries') });
+export const RetryResult = ExecuteResult.extend({ retryOf: z.string().describe('The workflow retried') });
 
 export const retryWorkflow = defineTool({
   name: 'platform_retry_workflow',
   title: 'Retry a failed workflow',
   description:
-    'Execute a failed workflow\'s operation again with its recorded parameters, as you: the same checks, ' +
-    'confirmation and audit as any execution. Never copies confirm, override_reason or secret values (a config ' +
-    'update must be run again with its values). Answers as an execution, with retryOf.',
+    'Run a failed workflow\'s operation again with its recorded parameters, as you, with the checks and audit of any ' +
+    'execution. Secret values are not kept: an update-config cannot be retried.',
   input: z.object({
     name: WorkflowName.describe('The failed workflow, e.g. "deploy-service-x7k2p"'),
-    confirm: z.string().max(200).optional().describe('The "confirm" value of the previous answer, when asked'),
-    override_reason: z.string().trim().max(200).optional().describe('Freeze window override: why (tenant admins, signed in)'),
+    confirm: z.string().max(200).optional().describe('The "confirm" value, when asked'),
+    override_reason: z.string().trim().max(200).optional().describe('Freeze window override: why'),
   }),
   output: RetryResult,
   errorOutput: ConfirmationRequest,

@@ -13,8 +13,9 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Issue 11: the default selection's `tools/list` result, in bytes of JSON. */
 // 24 KB (issue 11), raised by 1 KB for issue 20's override_reason: one optional field on every operation tool, which
-// cannot be listed for fewer bytes.
-const DEFAULT_BUDGET = 25 * 1024;
+// cannot be listed for fewer bytes; raised by 1.5 KB for issue 22's platform_cancel_workflow and platform_retry_workflow
+// (1,417 bytes with platform_get_workflow's cancelledBy and retryOf; the retry tool lists its confirmation shape).
+const DEFAULT_BUDGET = 26.5 * 1024;
 
 let pds: TestServer;
 let auth: Record<string, string>;
@@ -43,7 +44,7 @@ describe('the toolsets of the definitions', () => {
     for (const set of TOOLSETS) expect(namesIn([set]).length, set).toBeGreaterThan(0);
   });
 
-  it('prints the bytes of each set and of the default, and holds the default to 25 KB', async () => {
+  it('prints the bytes of each set and of the default, and holds the default to 26.5 KB', async () => {
     const sizes: Record<string, number> = {};
     for (const set of [...TOOLSETS, DEFAULT_TOOLSETS.join(','), 'all']) {
       const { status, body } = await listRaw(`?toolsets=${set}`);
