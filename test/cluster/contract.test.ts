@@ -27,6 +27,10 @@ describeContract('kubernetes', async () => {
   return {
     pds,
     workflowSeconds: 90,
+    hold(prefix) {
+      harness.controller.hold(prefix);
+      return () => harness.controller.release(prefix);
+    },
     async stop() {
       await pds.stop();
       await github.close();

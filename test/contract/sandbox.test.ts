@@ -1,8 +1,25 @@
 /** The API contract suite (test/contract/suite.ts) on the sandbox backend. */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
 import { startTestServer } from '../helpers/server.js';
+import { stepHolds } from '../helpers/step-hold.js';
 import { describeContract } from './suite.js';
 
 describeContract('sandbox', async () => {
-  const pds = await startTestServer();
-  return { pds, workflowSeconds: 20, stop: () => pds.stop() };
+  const holds = stepHolds();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-contract-'));
+  const platform = await createSandboxPlatform({ dataDir, domain: 'apps.test', stepMs: 5, githubAppSlug: 'pds-platform', beforeStep: holds.beforeStep });
+  const pds = await startTestServer({ PDS_DATA_DIR: dataDir }, { platform });
+  return {
+    pds,
+    workflowSeconds: 20,
+    // After the first step (validate), which marks the service being rolled out.
+    hold: (prefix) => holds.hold(prefix, 1).release,
+    async stop() {
+      holds.releaseAll();
+      await pds.stop();
+    },
+  };
 });
