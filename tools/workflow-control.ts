@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { Conflict } from '../core/errors.js';
 import { protectedResourceMetadataUrl } from '../core/names.js';
+import { cancelledMessage } from '../core/workflow-control.js';
 import { isOperationId, OPERATIONS } from '../core/operations/index.js';
 import { requireTenantAccess, authorize } from './access.js';
 import { defineTool, type ToolContext } from './define.js';
@@ -79,7 +80,7 @@ export const cancelWorkflow = defineTool({
     const settled = run.phase !== 'submitted';
     const message = settled
       ? `Workflow ${name} ${run.message}.${warning}`
-      : `Workflow ${name} is stopping (${run.message}); follow it with ${ctx.door.name({ tool: 'platform_get_workflow', arguments: { name, wait_seconds: 45 } })}.${warning}`;
+      : `Workflow ${name} is stopping (${cancelledMessage({ userId: identity.userId, reason })}); follow it with ${ctx.door.name({ tool: 'platform_get_workflow', arguments: { name, wait_seconds: 45 } })}.${warning}`;
     return { workflow: name, phase: viewPhase(run), settled, message };
   },
 });
