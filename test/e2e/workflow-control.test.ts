@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
 import { createWriteLimiter } from '../../rest/ratelimit.js';
+import { CLIENTS, connectHttp } from '../helpers/mcp-clients.js';
 import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 import { stepHolds } from '../helpers/step-hold.js';
 
@@ -74,6 +75,32 @@ describe('cancel', () => {
     expect(again.status).toBe(409);
     expect(again.body.error).toMatch(/already settled \(failed at .*\); only a running or awaiting workflow can be cancelled/);
     expect(again.headers.get('pds-error-code')).toBe('CONFLICT');
+  });
+
+  it('over MCP (every client): a viewer gets isError, a member stops a queued workflow that never began', async () => {
+    for (const kind of CLIENTS) {
+      const held = holds.hold('deploy-service-', 1);
+      const running = await execute('alice', 'deploy-service', { ...DEPLOY, git_tag: '0.1.1' });
+      const queued = await execute('alice', 'deploy-service', { ...DEPLOY, git_tag: '0.1.0' }); // waits for the first
+      const connect = async (user: string) => connectHttp(kind, `${pds.url}/mcp`, { authorization: `Bearer ${await pds.token(user)}` });
+      const [viewer, member] = [await connect('dave'), await connect('bob')];
+      try {
+        await held.reached;
+        const refused = await viewer.callTool({ name: 'platform_cancel_workflow', arguments: { name: queued } });
+        expect(refused.isError, kind.name).toBe(true);
+        const stopped = await member.callTool({ name: 'platform_cancel_workflow', arguments: { name: queued } });
+        expect(stopped.isError, JSON.stringify(stopped.content)).toBeFalsy();
+        expect(stopped.structuredContent).toMatchObject({ workflow: queued, phase: 'failed', settled: true });
+      } finally {
+        held.release();
+        await viewer.close();
+        await member.close();
+      }
+      const never = await waitForWorkflow(pds, 'alice', queued);
+      expect(never.steps.every((step: any) => step.status === 'skipped'), kind.name).toBe(true);
+      expect((await waitForWorkflow(pds, 'alice', running)).audit.status).toBe('succeeded');
+      expect((await status()).service.imageTag).toBe('0.1.1');
+    }
   });
 
   it('a cancelled onboarding leaves no half-registered service', async () => {
