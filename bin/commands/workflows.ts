@@ -9,7 +9,6 @@
  */
 import type { Command } from 'commander';
 import { ConfirmationRequired } from '../../core/errors.js';
-import { cancelWorkflow, retryWorkflow } from '../../tools/workflow-control.js';
 import { listWorkflows, MAX_WORKFLOWS } from '../../tools/workflows.js';
 import { cliErrorOf, clientOf } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
@@ -27,6 +26,8 @@ function cancelCommand() {
     .option('--reason <text>', 'why, for the tenant\'s event feed, e.g. "wrong tag"')
     .option('--force', 'on Kubernetes: terminate at once (no exit handlers) instead of stopping')
     .action(async (name: string, o: { reason?: string; force?: boolean }, command: Command) => {
+      // Loaded when used: every other command starts without these definitions.
+      const { cancelWorkflow } = await import('../../tools/workflow-control.js');
       const { session, format } = await contextOf(command);
       const answer = await clientOf(session).call(cancelWorkflow, { name, ...(o.reason && { reason: o.reason }), ...(o.force && { force: true }) });
       print(format, answer, (a) => ({ head: ['workflow', 'phase', 'message'], rows: [[a.workflow, state(a.phase), cliWords(a.message)]] }));
@@ -39,6 +40,7 @@ function retryCommand() {
       .argument('<workflow>', 'the failed workflow, e.g. deploy-service-x7k2p')
       .option('-y, --yes', 'do not ask when the operation needs confirmation'),
   ).action(async (name: string, o: { yes?: boolean; wait?: boolean; timeout: string }, command: Command) => {
+    const { retryWorkflow } = await import('../../tools/workflow-control.js');
     const { session, format } = await contextOf(command);
     const client = clientOf(session);
     const retry = async (confirm?: string) => {
