@@ -88,7 +88,7 @@ describe('pds workflows cancel and retry', () => {
     // The listing still works beside the new verbs.
     const list = await run('alice', ['workflows', '--team', 'acme', '-o', 'json']);
     expect(JSON.parse(list.stdout).items.map((w: { name: string }) => w.name)).toEqual(expect.arrayContaining([name, settled.workflow]));
-  });
+  }, 120_000); // six processes, each a few seconds to start under load
 
   it('a retry of a retirement shows the plan and asks; no answer changes nothing, --yes runs it', async () => {
     const asked = await execute('retire-service', { team_name: 'acme', component_name: 'web' });
@@ -103,5 +103,5 @@ describe('pds workflows cancel and retry', () => {
     expect(yes.code, yes.stderr).toBe(0);
     expect(JSON.parse(yes.stdout)).toMatchObject({ retryOf: name, audit: { operation: 'retire-service', status: 'succeeded' } });
     expect((await pds.api('alice', 'GET', '/api/v1/services/acme/web')).status).toBe(404);
-  });
+  }, 120_000);
 });
