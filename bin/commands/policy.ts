@@ -72,7 +72,11 @@ export function policyCommand() {
           e.timestamp,
           e.userId,
           e.type,
-          e.type === 'freeze.overridden' ? `${e.data.workflowName} past window ${e.data.window}: ${e.data.reason}` : '',
+          e.type === 'freeze.overridden'
+            ? `${e.data.workflowName} past window ${e.data.window}: ${e.data.reason}`
+            : e.type === 'workflow.cancelled'
+              ? `${e.data.workflowName} (${e.data.operation})${e.data.reason ? `: ${e.data.reason}` : ''}`
+              : '',
         ]),
       }));
     });

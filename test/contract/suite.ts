@@ -79,6 +79,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       workflows.push(name);
       await poll(`${name} running`, t.workflowSeconds, async () => (await pds.api(user, 'GET', `/api/v1/workflows/${name}`)).body.phase === 'running');
       covered.add('platform_cancel_workflow');
+      expect((await pds.api('dave', 'POST', `/api/v1/workflows/${name}/cancel`, {})).status).toBe(403); // a viewer
       const cancelled = await pds.api(user, 'POST', `/api/v1/workflows/${name}/cancel`, { reason: 'contract suite' });
       expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
       expect(cancelled.body).toMatchObject({ workflow: name, message: expect.stringContaining(`cancelled by ${user}`) });
