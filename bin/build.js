@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run build`, also what the Dockerfile's build stage runs: tsc compiles the TypeScript to dist/, the scaffolding
-// template files are copied beside their compiled module (templates/render.ts reads them next to itself), and
+// template files are copied beside their compiled module (templates/render.ts reads them next to itself), the MCP App
+// views are built (console/mcp-apps/build.ts) and copied where the compiled tools/mcp-apps.ts reads them, and
 // dist/.build-stamp records when the sources were read, so bin/pds.js can tell whether dist/ is older than them.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ export const stampFile = `${root}dist/.build-stamp`;
 /**
  * Compile to `dist/`. Output goes to stderr only (`pds mcp` may build on first use, and its stdout is JSON-RPC).
  * @param options.clean remove `dist/` first (`npm pack`'s prepack: no file of a deleted source may ship).
- * @returns true when tsc succeeded and the assets were copied.
+ * @returns true when tsc and the views build succeeded and the assets were copied.
  */
 export function build({ clean = false } = {}) {
   const started = new Date();
@@ -24,6 +25,9 @@ export function build({ clean = false } = {}) {
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (result.status !== 0) return false;
   cpSync(`${root}templates`, `${root}dist/templates`, { recursive: true, filter: (source) => !source.endsWith('.ts') });
+  const views = spawnSync(process.execPath, ['--import', 'tsx', 'console/mcp-apps/build.ts'], { cwd: root, stdio: ['ignore', 2, 2] });
+  if (views.status !== 0) return false;
+  cpSync(`${root}console/mcp-apps/dist`, `${root}dist/console/mcp-apps/dist`, { recursive: true });
   mkdirSync(`${root}dist`, { recursive: true });
   writeFileSync(stampFile, `${started.toISOString()}\n`);
   utimesSync(stampFile, started, started);

@@ -1,9 +1,11 @@
 /**
  * The tenant event feed (issue 20): what happened in a tenant that is not an execution — policy changes, freeze
- * overrides and cancelled workflows (issue 22 item 5). Executions stay in the audit trail (`GET /api/v1/audit`); nothing here is written there.
+ * overrides, webhook changes and cancelled workflows (issue 22 item 5). Executions stay in the audit trail
+ * (`GET /api/v1/audit`); nothing here is written there.
  */
 import { z } from 'zod';
 import { TenantPolicy } from './policy.js';
+import { Webhook } from './webhooks.js';
 
 /** A change of the tenant's policy, with the document before and after. */
 const PolicyChanged = z.object({
@@ -26,6 +28,15 @@ const FreezeOverridden = z.object({
   }),
 });
 
+/** A change of the tenant's webhooks: the hooks before and after, as members read them (never a secret). */
+const WebhooksChanged = z.object({
+  type: z.literal('webhooks.changed'),
+  data: z.object({
+    old: z.array(Webhook).describe('The hooks before the change'),
+    new: z.array(Webhook).describe('The hooks after the change'),
+  }),
+});
+
 /**
  * A running or awaiting workflow stopped by a tenant member (issue 22 item 5). The execution's own audit entry settles
  * `failed` ("cancelled by <user>"); the cancellation itself is this event, never an audit entry.
@@ -40,7 +51,7 @@ const WorkflowCancelled = z.object({
 });
 
 /** What an event says, by type. */
-export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden, WorkflowCancelled]);
+export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden, WebhooksChanged, WorkflowCancelled]);
 export type TenantEventBody = z.output<typeof TenantEventBody>;
 
 /** One event of a tenant's feed. */

@@ -10,8 +10,16 @@ import { describeContract } from './suite.js';
 describeContract('sandbox', async () => {
   const holds = stepHolds();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-contract-'));
-  const platform = await createSandboxPlatform({ dataDir, domain: 'apps.test', stepMs: 5, githubAppSlug: 'pds-platform', beforeStep: holds.beforeStep });
-  const pds = await startTestServer({ PDS_DATA_DIR: dataDir }, { platform });
+  // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
+  const platform = await createSandboxPlatform({
+    dataDir,
+    domain: 'apps.test',
+    stepMs: 5,
+    githubAppSlug: 'pds-platform',
+    beforeStep: holds.beforeStep,
+    webhooks: { allowPrivate: true, backoffMs: 100 },
+  });
+  const pds = await startTestServer({ PDS_DATA_DIR: dataDir, PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' }, { platform });
   return {
     pds,
     workflowSeconds: 20,
