@@ -177,6 +177,23 @@ describe('retry', () => {
     expect((await pds.api('alice', 'GET', '/api/v1/services/acme/old')).status).toBe(404);
   });
 
+  it('meets the freeze windows of any execution: refused during one, run with the retrier\'s own override_reason', async () => {
+    const failed = await failedDeploy('0.1.0');
+    const window = { name: 'always', schedule: '* * * * *', duration: '2m', timeZone: 'UTC', operations: ['deploy-service'], reason: 'release freeze' };
+    expect((await pds.api('alice', 'PUT', '/api/v1/tenants/acme/policy', { freezeWindows: [window] })).status).toBe(200);
+    try {
+      const refused = await pds.api('alice', 'POST', `/api/v1/workflows/${failed}/retry`, {});
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatch(/window "always" \(release freeze\)/);
+      const over = await pds.api('alice', 'POST', `/api/v1/workflows/${failed}/retry`, { override_reason: 'incident 7' });
+      expect(over.status, JSON.stringify(over.body)).toBe(200);
+      const run = await waitForWorkflow(pds, 'alice', over.body.workflowName);
+      expect(run.audit.parameters).toMatchObject({ git_tag: '0.1.0', override_reason: 'incident 7' });
+    } finally {
+      await pds.api('alice', 'PUT', '/api/v1/tenants/acme/policy', {});
+    }
+  });
+
   it('of an update-config is refused: its values are not kept', async () => {
     const held = holds.hold('deploy-service-', 1);
     const name = await execute('alice', 'deploy-service', { action: 'update-config', team_name: 'acme', component_name: 'web', env_vars: 'API_KEY=s3cr3t' });
