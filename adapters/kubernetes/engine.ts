@@ -243,6 +243,8 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       await this.custom.patchNamespacedCustomObject({ ...this.argo(), name, body: [{ op: 'add', path: '/spec/shutdown', value: shutdown }] });
     } catch (err) {
       if ((err as { code?: number }).code !== 404) {
+        // Not stopped: a later failure of its own must not read as this cancellation.
+        await this.options.records.workflows.unmarkCancelled(name).catch(() => undefined);
         throw new Upstream(`Argo Workflows refused to stop workflow ${name}: ${reason(err)}`, { cause: err });
       }
       await this.settle(record, 'failed', cancelledMessage(request), undefined);

@@ -329,6 +329,11 @@ export class WorkflowStore {
     return fromRow({ ...row, ...set });
   }
 
+  /** Forget a cancellation that could not be carried out (the engine refused it), while the workflow is unfinished. */
+  async unmarkCancelled(name: string): Promise<void> {
+    await this.db.updateTable('workflows').set({ cancelled_by: null, cancel_reason: null }).where('name', '=', name).where('phase', '=', 'submitted').execute();
+  }
+
   /**
    * Record progress after a step that did not settle the workflow, and renew the lease.
    * @throws LeaseLost when `owner` no longer holds the lease (the transaction must roll back).
