@@ -16,7 +16,8 @@ import { Conflict } from '../core/errors.js';
 import { protectedResourceMetadataUrl } from '../core/names.js';
 import { cancelledMessage } from '../core/workflow-control.js';
 import { isOperationId, OPERATIONS } from '../core/operations/index.js';
-import { requireTenantAccess, authorize } from './access.js';
+import type { AuditRecord } from '../core/ports.js';
+import { authorize, requireTenantAccess } from './access.js';
 import { defineTool, type ToolContext } from './define.js';
 import { ConfirmationRequest, ExecuteResult, submitOperation } from './operations/execute.js';
 import { findOperationTool } from './operations/catalog.js';
@@ -24,7 +25,6 @@ import { requireScopes } from './scopes.js';
 import { parseInput } from './validation.js';
 import { WorkflowPhase, viewPhase } from './workflow-view.js';
 import { readableAudit, WorkflowName } from './workflows.js';
-import type { AuditRecord } from '../core/ports.js';
 
 /**
  * The audit entry of workflow `name` when the caller may act on it: they may read it (else NotFound) and hold the role
