@@ -135,7 +135,11 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
       ...(failedStep && { failedStep }),
     };
     const what = `${last.operation}${last.parameters.action ? ` (${last.parameters.action})` : ''} ${last.workflowName}`;
-    if (lastWorkflow.status === 'failed') {
+    if (lastWorkflow.status === 'failed' && run?.cancelledBy) {
+      // Stopped on purpose (issue 22): the service was left on its last good version, so this alone is no failure.
+      findings.push({ area: 'workflow', severity: 'info', message: `last workflow ${what} was ${message}; the service runs what it ran before` });
+      act({ tool: 'platform_retry_workflow', arguments: { name: last.workflowName } });
+    } else if (lastWorkflow.status === 'failed') {
       const at = failedStep ? ` at step "${failedStep}"` : '';
       findings.push({ area: 'workflow', severity: 'error', message: `last workflow ${what} failed${at}: ${message}` });
       act({ tool: 'platform_get_workflow', arguments: { name: last.workflowName } });
