@@ -3,14 +3,17 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
+import { startGitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startTestServer } from '../helpers/server.js';
 import { stepHolds } from '../helpers/step-hold.js';
 import { describeContract } from './suite.js';
 
 describeContract('sandbox', async () => {
   const holds = stepHolds();
+  const actions = await startGitHubActionsIssuer();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-contract-'));
-  // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
+  // Webhooks go to a receiver on 127.0.0.1, over http, and the GitHub Actions issuer is on 127.0.0.1: only with
+  // private addresses allowed.
   const platform = await createSandboxPlatform({
     dataDir,
     domain: 'apps.test',
@@ -19,15 +22,20 @@ describeContract('sandbox', async () => {
     beforeStep: holds.beforeStep,
     webhooks: { allowPrivate: true, backoffMs: 100 },
   });
-  const pds = await startTestServer({ PDS_DATA_DIR: dataDir, PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' }, { platform });
+  const pds = await startTestServer(
+    { PDS_DATA_DIR: dataDir, PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' },
+    { platform },
+  );
   return {
     pds,
+    actions,
     workflowSeconds: 20,
     // After the first step (validate), which marks the service being rolled out.
     hold: (prefix) => holds.hold(prefix, 1).release,
     async stop() {
       holds.releaseAll();
       await pds.stop();
+      await actions.close();
     },
   };
 });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_IDS, OPERATIONS } from '../../core/operations/index.js';
 import { CLIENTS, connectHttp, type TestClient } from '../helpers/mcp-clients.js';
 import { registerRepository, type TestServer } from '../helpers/server.js';
+import type { GitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 /** A started pds on one backend, with a tenant name and a repository it can build (tags 0.1.0, 0.1.1). */
@@ -23,6 +24,14 @@ export interface ContractTarget {
    * first step), so the suite can cancel it mid-run without sleeping.
    */
   hold(prefix: string): () => void;
+  /** The GitHub Actions OIDC issuer pds trusts (`PDS_GITHUB_OIDC_ISSUER`). */
+  actions: GitHubActionsIssuer;
+  /** The tenant's Argo CD AppProject, read and written as an operator would (Kubernetes only). */
+  appProject?: {
+    syncWindows(team: string): Promise<unknown[]>;
+    /** Add a sync window by hand, as someone with `argocd proj windows add` would. */
+    addSyncWindow(team: string, window: Record<string, unknown>): Promise<void>;
+  };
   stop(): Promise<void>;
 }
 
@@ -30,6 +39,8 @@ export const TEAM = 'nova';
 export const REPO = 'nova/web';
 export const TAGS = ['0.1.0', '0.1.1'];
 const ADMIN = 'root';
+/** A second tenant admin, who stops and retries workflows: the others' 20 writes a minute are spent by then. */
+const CAROL = 'carol';
 
 async function poll<T>(what: string, seconds: number, probe: () => Promise<T | undefined | false>): Promise<T> {
   const deadline = Date.now() + seconds * 1000;
@@ -120,7 +131,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
 
     it('create-tenant: the workflow succeeds and the tenant reads back', async () => {
       succeeded(
-        await run(ADMIN, 'create-tenant', { team_name: TEAM, display_name: 'Nova', description: 'Payments', contact_email: 'nova@example.com', admins: 'alice', viewers: 'dave', cpu: '2', memory: '4Gi', pods: '10' }),
+        await run(ADMIN, 'create-tenant', { team_name: TEAM, display_name: 'Nova', description: 'Payments', contact_email: 'nova@example.com', admins: 'alice,carol', viewers: 'dave', cpu: '2', memory: '4Gi', pods: '10' }),
       );
       const tenants = await poll('the tenant listed', 30, async () => {
         const r = await pds.api(ADMIN, 'GET', '/api/v1/tenants');
@@ -360,19 +371,18 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
     it('cancel mid-run: the deploy settles failed "cancelled by", the service stays on its last good version; retry after failure (MCP)', async () => {
       const before = (await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body.service.imageTag;
       const target = before === '0.1.0' ? '0.1.1' : '0.1.0';
-      // The platform admin cancels: the tenant admin's 20 writes a minute are spent by now.
-      const failed = await cancelledMidRun(ADMIN, 'deploy-service', { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: target });
-      expect(failed.audit).toMatchObject({ status: 'failed', message: `cancelled by ${ADMIN}: contract suite` });
-      expect(failed).toMatchObject({ phase: 'failed', cancelledBy: ADMIN });
+      const failed = await cancelledMidRun(CAROL, 'deploy-service', { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: target });
+      expect(failed.audit).toMatchObject({ status: 'failed', message: `cancelled by ${CAROL}: contract suite` });
+      expect(failed).toMatchObject({ phase: 'failed', cancelledBy: CAROL });
       const status = await poll('Synced/Healthy', 30, async () => {
         const s = await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`);
         return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy' && s.body;
       });
       expect(status.service.imageTag).toBe(before);
       expect((await pds.api('dave', 'GET', `/api/v1/tenants/${TEAM}/events?limit=1`)).body.items[0]).toMatchObject({
-        type: 'workflow.cancelled', userId: ADMIN, data: { workflowName: failed.workflow, operation: 'deploy-service', reason: 'contract suite' },
+        type: 'workflow.cancelled', userId: CAROL, data: { workflowName: failed.workflow, operation: 'deploy-service', reason: 'contract suite' },
       });
-      const again = await pds.api(ADMIN, 'POST', `/api/v1/workflows/${failed.workflow}/cancel`, {});
+      const again = await pds.api(CAROL, 'POST', `/api/v1/workflows/${failed.workflow}/cancel`, {});
       expect(again.status).toBe(409);
 
       // Retry: a viewer may not; the tenant admin retries over MCP and gets the execute answer with retryOf.
@@ -390,6 +400,72 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       succeeded(run);
       expect(run).toMatchObject({ retryOf: failed.workflow, audit: { userId: 'alice', parameters: { git_tag: target, action: 'deploy' } } });
       await poll(`the service on ${target}`, 30, async () => (await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body.service?.imageTag === target);
+    });
+
+    it('CI: an exchanged GitHub Actions OIDC token deploys its own repository and is refused for any other', async () => {
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { ci: { githubOidc: true, refs: ['refs/tags/*'] } })).status).toBe(200);
+      const registered = (await pds.api('alice', 'GET', `/api/v1/repos?team=${TEAM}`)).body.items.find((r: any) => r.fullName === REPO);
+      expect(registered).toMatchObject({ id: expect.stringMatching(/^\d+$/), ownerId: expect.stringMatching(/^\d+$/) });
+      const exchange = async (repository: { name: string; id: string; ownerId: string }, ref = 'refs/tags/0.1.1') => {
+        const res = await fetch(`${pds.url}/oauth/token`, {
+          method: 'POST',
+          headers: { accept: 'application/json' },
+          body: new URLSearchParams({
+            grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+            subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+            subject_token: await t.actions.idToken(pds.config.baseUrl, repository, { ref }),
+            client_id: 'pds-ci',
+          }),
+        });
+        const body = await res.json();
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        return body.access_token as string;
+      };
+      const as = async (token: string, method: string, path: string, body?: unknown) => {
+        const res = await fetch(pds.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        return { status: res.status, body: await res.json() };
+      };
+      const own = { name: REPO, id: registered.id, ownerId: registered.ownerId };
+      const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: '0.1.1' };
+      const execute = '/api/v1/operations/deploy-service/execute';
+      // Refused: a re-created repository of the same name (another id), a ref the policy does not list, any other call.
+      expect((await as(await exchange({ ...own, id: `${own.id}7` }), 'POST', execute, deploy)).status).toBe(403);
+      expect((await as(await exchange(own, 'refs/heads/dev'), 'POST', execute, deploy)).status).toBe(403);
+      const token = await exchange(own);
+      expect((await as(token, 'GET', `/api/v1/status/${TEAM}/web`)).status).toBe(403);
+      expect((await as(token, 'POST', '/api/v1/operations/rollback-service/execute', { team_name: TEAM, component_name: 'web', target_tag: '0.1.0' })).status).toBe(403);
+
+      const res = await as(token, 'POST', execute, deploy);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      workflows.push(res.body.workflowName);
+      const run = await poll('the CI deploy', t.workflowSeconds, async () => {
+        const w = await as(token, 'GET', `/api/v1/workflows/${res.body.workflowName}`);
+        expect(w.status).toBe(200);
+        return w.body.audit.status !== 'submitted' && w.body;
+      });
+      expect(run.audit).toMatchObject({ status: 'succeeded', userId: `github-actions:${REPO}`, parameters: { ...deploy, ci_run_url: expect.stringMatching(/^https:\/\/github\.com\/nova\/web\/actions\/runs\/\d+$/) } });
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe('0.1.1');
+      expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
+    });
+
+    it('freeze windows covering every operation that syncs reach the tenant\'s AppProject syncWindows, in step with the policy', async () => {
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      const weekend = { name: 'weekend', schedule: '0 18 * * 5', duration: '2d', timeZone: 'Europe/Berlin', operations: ['*'], reason: 'no one on call' };
+      const reviews = { name: 'reviews', schedule: '0 9 * * 1', duration: '1h', timeZone: 'UTC', operations: ['deploy-service'], reason: 'release review' };
+      const argo = (duration: string) => ({
+        kind: 'deny', schedule: '0 18 * * 5', duration, timeZone: 'Europe/Berlin', applications: ['*'], manualSync: true, description: 'pds freeze window "weekend": no one on call',
+      });
+      // A window someone added by hand stays; only pds's own follow the policy.
+      const theirs = { kind: 'allow', schedule: '0 2 * * *', duration: '1h', applications: ['nova-*'], description: 'night syncs' };
+      await t.appProject?.addSyncWindow(TEAM, theirs);
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [weekend, reviews] })).status).toBe(200);
+      // Only the window covering every syncing operation is Argo CD's too; the deploy-only one stays pds's.
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs, argo('48h')]);
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [{ ...weekend, duration: '63h' }] })).status).toBe(200);
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs, argo('63h')]);
+      expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs]);
     });
 
     it('webhooks: set by an admin (secret once), read by members without it, workflow.succeeded delivered signed (REST and MCP)', async () => {
@@ -434,19 +510,19 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
     });
 
     it('retire-service and delete-tenant (confirmed) remove what was made; a cancelled retire, retried, asks for its own confirmation', async () => {
-      const asked = await pds.api(ADMIN, 'POST', '/api/v1/operations/retire-service/execute', { team_name: TEAM, component_name: 'web' });
-      const cancelled = await cancelledMidRun(ADMIN, 'retire-service', { team_name: TEAM, component_name: 'web', confirm: asked.headers.get('pds-confirm')! });
+      const asked = await pds.api(CAROL, 'POST', '/api/v1/operations/retire-service/execute', { team_name: TEAM, component_name: 'web' });
+      const cancelled = await cancelledMidRun(CAROL, 'retire-service', { team_name: TEAM, component_name: 'web', confirm: asked.headers.get('pds-confirm')! });
       expect(cancelled.audit.status).toBe('failed');
       expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).status).toBe(200);
-      const first = await pds.api(ADMIN, 'POST', `/api/v1/workflows/${cancelled.workflow}/retry`, {});
+      const first = await pds.api(CAROL, 'POST', `/api/v1/workflows/${cancelled.workflow}/retry`, {});
       expect(first.status).toBe(400);
       expect(first.headers.get('pds-error-code')).toBe('CONFIRMATION_REQUIRED');
-      const retried = await pds.api(ADMIN, 'POST', `/api/v1/workflows/${cancelled.workflow}/retry`, { confirm: first.headers.get('pds-confirm') });
+      const retried = await pds.api(CAROL, 'POST', `/api/v1/workflows/${cancelled.workflow}/retry`, { confirm: first.headers.get('pds-confirm') });
       expect(retried.status, JSON.stringify(retried.body)).toBe(200);
       expect(retried.body).toMatchObject({ operation: 'retire-service', retryOf: cancelled.workflow });
       workflows.push(retried.body.workflowName);
       succeeded(await poll('the retried retire', t.workflowSeconds, async () => {
-        const w = await pds.api(ADMIN, 'GET', `/api/v1/workflows/${retried.body.workflowName}`);
+        const w = await pds.api(CAROL, 'GET', `/api/v1/workflows/${retried.body.workflowName}`);
         return w.body.audit.status !== 'submitted' && w.body;
       }));
       await poll('the service gone', 30, async () => (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).status === 404);
