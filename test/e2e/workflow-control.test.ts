@@ -118,6 +118,22 @@ describe('cancel', () => {
   });
 });
 
+describe('cancel a preview', () => {
+  it('removes a preview environment its cancelled preview-deploy had registered and never deployed', async () => {
+    const held = holds.hold('preview-deploy-', 1);
+    const name = await execute('alice', 'preview-deploy', { team_name: 'acme', component_name: 'web', image_tag: '0.1.0', ttl_hours: '1' });
+    try {
+      await held.reached;
+      expect((await pds.api('alice', 'GET', '/api/v1/services/acme/web-preview-0-1-0')).status).toBe(200);
+      expect((await pds.api('alice', 'POST', `/api/v1/workflows/${name}/cancel`, {})).status).toBe(200);
+    } finally {
+      held.release();
+    }
+    expect((await pds.api('alice', 'GET', '/api/v1/services/acme/web-preview-0-1-0')).status).toBe(404);
+    expect((await status()).argocd).toMatchObject({ syncStatus: 'Synced', healthStatus: 'Healthy' });
+  });
+});
+
 describe('retry', () => {
   /** A deploy of `tag` cancelled before its build: a failed workflow to retry. */
   async function failedDeploy(tag: string): Promise<string> {
