@@ -67,6 +67,12 @@ export interface ServicesTable {
   preview_expires_at: number | null;
   active_workflow: string | null;
   created_at: string;
+  /** `rolling`, `canary` or `blue-green`; null: rolling (services from before issue 22). */
+  rollout_strategy: string | null;
+  /** Normalized `canary_steps` text, canary only. */
+  canary_steps: string | null;
+  /** JSON `RolloutView` of the current or last progressive release. */
+  rollout: string | null;
 }
 
 /**
@@ -107,6 +113,8 @@ export interface WorkflowsTable {
   cancel_reason: string | null;
   /** The failed workflow it retries (issue 22), when it is a retry. */
   retry_of: string | null;
+  /** JSON `RolloutCommand`: a promote or abort by hand its rollout step has not acted on yet. */
+  rollout_command: string | null;
 }
 
 /**

@@ -76,6 +76,8 @@ export function policyCommand() {
             ? `${e.data.workflowName} past window ${e.data.window}: ${e.data.reason}`
             : e.type === 'workflow.cancelled'
               ? `${e.data.workflowName} (${e.data.operation})${e.data.reason ? `: ${e.data.reason}` : ''}`
+            : e.type === 'rollout.promoted' || e.type === 'rollout.aborted'
+              ? `${e.data.service} ${e.data.canaryTag} (stable ${e.data.stableTag}), ${e.data.workflowName}`
               : '',
         ]),
       }));

@@ -51,6 +51,7 @@ describeContract('kubernetes', async () => {
       harness.controller.hold(prefix);
       return () => harness.controller.release(prefix);
     },
+    rollouts: { unhealthyTag: '1.3.0', quickSteps: '10%:2s,50%:2s', heldSteps: '10%:1h,50%:1h' },
     async stop() {
       await pds.stop();
       await actions.close();

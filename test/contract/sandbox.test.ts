@@ -13,7 +13,8 @@ describeContract('sandbox', async () => {
   const actions = await startGitHubActionsIssuer();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-contract-'));
   // Webhooks go to a receiver on 127.0.0.1, over http, and the GitHub Actions issuer is on 127.0.0.1: only with
-  // private addresses allowed.
+  // private addresses allowed. Rollout pauses at a twentieth: "2s" holds 100 ms, "1h" 3 minutes (long enough to
+  // promote or abort by hand).
   const platform = await createSandboxPlatform({
     dataDir,
     domain: 'apps.test',
@@ -21,9 +22,17 @@ describeContract('sandbox', async () => {
     githubAppSlug: 'pds-platform',
     beforeStep: holds.beforeStep,
     webhooks: { allowPrivate: true, backoffMs: 100 },
+    rollout: { pauseScale: 0.05, unhealthyTags: ['1.3.0'] },
   });
   const pds = await startTestServer(
-    { PDS_DATA_DIR: dataDir, PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' },
+    {
+      PDS_DATA_DIR: dataDir,
+      PDS_GITHUB_OIDC_ISSUER: actions.url,
+      PDS_OUTBOUND_ALLOW_PRIVATE: 'true',
+      PDS_WEBHOOK_BACKOFF_MS: '100',
+      PDS_SANDBOX_PAUSE_SCALE: '0.05',
+      PDS_SANDBOX_UNHEALTHY_TAGS: '1.3.0',
+    },
     { platform },
   );
   return {
@@ -32,6 +41,7 @@ describeContract('sandbox', async () => {
     workflowSeconds: 20,
     // After the first step (validate), which marks the service being rolled out.
     hold: (prefix) => holds.hold(prefix, 1).release,
+    rollouts: { unhealthyTag: '1.3.0', quickSteps: '10%:2s,50%:2s', heldSteps: '10%:1h,50%:1h' },
     async stop() {
       holds.releaseAll();
       await pds.stop();
