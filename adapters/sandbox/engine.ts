@@ -590,6 +590,13 @@ async function restoreService(tx: Records, record: WorkflowRecord, userId: strin
   service.syncStatus = 'Synced';
   service.healthStatus = 'Healthy';
   service.message = `${record.operation} ${record.name} cancelled by ${userId}; running ${service.imageTag}`;
+  const rollout = service.rollout;
+  if (rollout?.workflowName === record.name && (rollout.phase === 'Progressing' || rollout.phase === 'Paused')) {
+    // A canary or blue-green release under way goes back to stable, as an abort by hand does.
+    service.message = `rolled back: ${rollout.canaryTag} cancelled by ${userId}; all traffic is on ${rollout.stableTag} again`;
+    service.rollout = { ...rollout, phase: 'Aborted', canaryWeight: 0, message: service.message };
+    delete service.rollout.pausedUntil;
+  }
   delete service.activeWorkflow;
   await tx.services.put(service);
   return `${service.team}/${service.name} stays on ${service.imageTag}`;

@@ -225,3 +225,26 @@ describe('retry', () => {
     expect(JSON.stringify(refused.body)).not.toContain('s3cr3t');
   });
 });
+
+describe('cancel a progressive release', () => {
+  it('a canary paused at 10% goes back to stable: rollout Aborted at weight 0, the service Healthy on its tag', async () => {
+    const config = await execute('alice', 'deploy-service', { action: 'update-config', team_name: 'acme', component_name: 'web', strategy: 'canary', canary_steps: '10%:1h' });
+    expect((await waitForWorkflow(pds, 'alice', config)).audit.status).toBe('succeeded');
+    const stable = (await status()).service.imageTag;
+    const canary = stable === '0.1.0' ? '0.1.1' : '0.1.0';
+    const name = await execute('alice', 'deploy-service', { ...DEPLOY, git_tag: canary });
+    // The pause of the first weight holds the release (an hour): no sleep, no step hold needed.
+    const deadline = Date.now() + 20_000;
+    while ((await status()).rollout?.phase !== 'Paused') {
+      if (Date.now() > deadline) throw new Error(`the canary never paused: ${JSON.stringify(await status())}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await status()).rollout).toMatchObject({ canaryWeight: 10, canaryTag: canary, stableTag: stable });
+    expect((await pds.api('alice', 'POST', `/api/v1/workflows/${name}/cancel`, {})).status).toBe(200);
+    expect(await status()).toMatchObject({
+      argocd: { syncStatus: 'Synced', healthStatus: 'Healthy', message: expect.stringContaining(`cancelled by alice; all traffic is on ${stable}`) },
+      service: { imageTag: stable },
+      rollout: { phase: 'Aborted', canaryWeight: 0 },
+    });
+  });
+});
