@@ -1,6 +1,7 @@
 /** Workflow progress and the audit trail (`docs/api.md#workflows-and-audit`). */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
+import { WorkflowApproval } from '../core/governance/approvals.js';
 import { AuditEntry, ServiceName, TeamName, WorkflowStep } from '../core/model.js';
 import { didYouMean } from '../core/near.js';
 import { isOperationId, OPERATION_IDS } from '../core/operations/index.js';
@@ -79,9 +80,9 @@ export const getWorkflow = defineTool({
   name: 'platform_get_workflow',
   title: 'Get workflow progress',
   description:
-    'A submitted operation: steps, phase (submitted, running, succeeded, failed), audit entry; once settled the ' +
-    'service host and any failed step with its log tail. wait_seconds answers when it settles or time is up ' +
-    '("settled": false: call again). Changes nothing.',
+    'A submitted operation: steps, phase (submitted, awaiting-approval, running, succeeded, failed), audit entry, and ' +
+    'the approval it waits for (who may approve, until when); once settled the service host and any failed step with ' +
+    'its log tail. wait_seconds answers when it settles or time is up ("settled": false: call again). Changes nothing.',
   input: z.object({
     name: WorkflowName.describe('Workflow name from an execution, e.g. "deploy-service-x7k2p"'),
     wait_seconds: WaitSeconds,
@@ -93,6 +94,7 @@ export const getWorkflow = defineTool({
     steps: z.array(WorkflowStep),
     cancelledBy: z.string().optional().describe('Who cancelled it, once someone did'),
     retryOf: z.string().optional().describe('The failed workflow it retries'),
+    approval: WorkflowApproval.optional().describe('The approval it waits or waited for, when its tenant\'s policy asked for one'),
   }),
   rest: { method: 'GET', path: '/api/v1/workflows/{name}' },
   access: 'authenticated',
@@ -110,8 +112,18 @@ export const getWorkflow = defineTool({
       : `${where} no longer has this workflow; the audit entry is the record`;
     const { tenantUid: _tenantUid, ...entry } = audit;
     const details = run ? await settledDetails(platform, settings.domain, run) : {};
-    const links = { ...(run?.cancelledBy && { cancelledBy: run.cancelledBy }), ...(run?.retryOf && { retryOf: run.retryOf }) };
-    return { workflow: name, audit: entry, note, phase, settled: audit.status !== 'submitted', steps: run?.steps ?? [], ...details, ...links };
+    return {
+      workflow: name,
+      audit: entry,
+      note,
+      phase,
+      settled: audit.status !== 'submitted',
+      steps: run?.steps ?? [],
+      ...details,
+      ...(run?.approval ? { approval: run.approval } : {}),
+      ...(run?.cancelledBy && { cancelledBy: run.cancelledBy }),
+      ...(run?.retryOf && { retryOf: run.retryOf }),
+    };
   },
 });
 

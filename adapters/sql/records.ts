@@ -115,6 +115,10 @@ export interface WorkflowRecord {
   cancelReason?: string;
   /** The failed workflow it retries, when it is a retry (issue 22). */
   retryOf?: string;
+  /** The approval it waits or waited for (issue 20 item 2), when its tenant's policy asked for one. */
+  approvalId?: string;
+  /** True while it waits for approval: nothing of it runs, it holds no place in its queue, it is no ghost. */
+  awaitingApproval: boolean;
   /** A promote or abort by hand not yet acted on. */
   rolloutCommand?: RolloutCommand;
 }

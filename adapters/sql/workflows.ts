@@ -59,6 +59,8 @@ export interface NewWorkflow {
   arguments?: unknown;
   /** The failed workflow this one retries (issue 22). */
   retryOf?: string;
+  /** The approval it waits for (issue 20 item 2): it is recorded waiting, and runs only once approved. */
+  approvalId?: string;
 }
 
 /** A workflow's progress as recorded before it came into this store. */
@@ -145,6 +147,8 @@ export class WorkflowStore {
           cancelled_by: null,
           cancel_reason: null,
           retry_of: workflow.retryOf ?? null,
+          approval_id: workflow.approvalId ?? null,
+          awaiting_approval: workflow.approvalId ? 1 : 0,
         })
         .onConflict((oc) => oc.column('name').doNothing())
         .returningAll()
@@ -269,6 +273,7 @@ export class WorkflowStore {
         .selectFrom('workflows as w')
         .select('w.name')
         .where('w.phase', '=', 'submitted')
+        .where('w.awaiting_approval', '=', 0)
         .where('w.due_at', '<=', now)
         .where((eb) => eb.or([eb('w.lease_expires_at', 'is', null), eb('w.lease_expires_at', '<=', now)]))
         .where(({ not, exists, selectFrom }) =>
@@ -277,6 +282,8 @@ export class WorkflowStore {
               selectFrom('workflows as v')
                 .select(sql.lit(1).as('blocking'))
                 .where('v.phase', '=', 'submitted')
+                // A workflow waiting for approval holds no place in its queue: later work goes ahead meanwhile.
+                .where('v.awaiting_approval', '=', 0)
                 .whereRef('v.tenant', '=', 'w.tenant')
                 .whereRef('v.seq', '<>', 'w.seq')
                 .where((eb) => eb.or([eb('v.service', '=', ''), eb('w.service', '=', ''), eb('v.service', '=', eb.ref('w.service'))]))
@@ -486,7 +493,9 @@ function fromRow(row: Selectable<WorkflowsTable>): WorkflowRecord {
     tenant: row.tenant,
     service: row.service,
     dueAt: row.due_at,
+    awaitingApproval: Number(row.awaiting_approval) === 1,
   };
+  if (row.approval_id !== null) record.approvalId = row.approval_id;
   if (row.finished_at !== null) record.finishedAt = row.finished_at;
   if (row.tenant_uid !== null) record.tenantUid = row.tenant_uid;
   if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
+import { createWriteLimiter } from '../../rest/ratelimit.js';
 import { startGitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startTestServer } from '../helpers/server.js';
 import { stepHolds } from '../helpers/step-hold.js';
@@ -14,7 +15,8 @@ describeContract('sandbox', async () => {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-contract-'));
   // Webhooks go to a receiver on 127.0.0.1, over http, and the GitHub Actions issuer is on 127.0.0.1: only with
   // private addresses allowed. Rollout pauses at a twentieth: "2s" holds 100 ms, "1h" 3 minutes (long enough to
-  // promote or abort by hand).
+  // promote or abort by hand). The suite's people write more than 20 times a minute between them (the limit has tests
+  // of its own).
   const platform = await createSandboxPlatform({
     dataDir,
     domain: 'apps.test',
@@ -33,7 +35,7 @@ describeContract('sandbox', async () => {
       PDS_SANDBOX_PAUSE_SCALE: '0.05',
       PDS_SANDBOX_UNHEALTHY_TAGS: '1.3.0',
     },
-    { platform },
+    { platform, writeLimiter: createWriteLimiter({ max: 1000 }) },
   );
   return {
     pds,
