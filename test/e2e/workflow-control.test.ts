@@ -248,3 +248,21 @@ describe('cancel a progressive release', () => {
     });
   });
 });
+
+describe('cancel a workflow waiting for approval', () => {
+  it('settles it failed without running anything and closes its approval as cancelled', async () => {
+    const approvals = { operations: ['rollback-service'], required: 1, approvers: ['alice'], expiresAfter: '24h' };
+    expect((await pds.api('alice', 'PUT', '/api/v1/tenants/acme/policy', { approvals })).status).toBe(200);
+    try {
+      const name = await execute('bob', 'rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' });
+      expect((await pds.api('bob', 'GET', `/api/v1/workflows/${name}`)).body.phase).toBe('awaiting-approval');
+      const cancelled = await pds.api('bob', 'POST', `/api/v1/workflows/${name}/cancel`, { reason: 'not needed' });
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+      const workflow = await waitForWorkflow(pds, 'bob', name);
+      expect(workflow.audit).toMatchObject({ status: 'failed', message: expect.stringContaining('cancelled by bob while waiting for approval: not needed') });
+      expect(workflow.approval).toMatchObject({ state: 'cancelled' });
+    } finally {
+      await pds.api('alice', 'PUT', '/api/v1/tenants/acme/policy', {});
+    }
+  });
+});
