@@ -18,7 +18,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { decodeJwt } from 'jose';
 import type * as OidcClient from 'openid-client';
-import { Unauthenticated } from '../core/errors.js';
+import { InvalidParams, Unauthenticated } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { OAuthStore } from '../core/ports.js';
 import { CONSOLE_CLIENT_ID, OAUTH_ROUTES, consoleClientSecret, consoleRedirectUri } from '../auth/oauth/provider.js';
@@ -158,7 +158,7 @@ export class ConsoleSessions {
    * Finish an OAuth sign-in at the callback: the browser must hold the cookie its sign-in began with; the code is
    * exchanged with the PKCE verifier, and a session begins.
    * @returns where to send the person (the page they started from).
-   * @throws Unauthenticated when the sign-in is unknown, expired, of another browser, or refused.
+   * @throws InvalidParams (400) when the sign-in is unknown, expired, of another browser, or refused.
    */
   async finishSignIn(ctx: Context): Promise<string> {
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
@@ -166,11 +166,11 @@ export class ConsoleSessions {
     const saved = state ? await this.options.store.find(SIGN_IN_KIND, state) : undefined;
     this.setCookie(ctx, signInCookieName(this.options.baseUrl), '', { path: '/console/callback', maxAge: 0 });
     if (!saved || !binding || !sameText(String(saved.binding), digest(binding))) {
-      throw new Unauthenticated('console sign-in expired or started in another browser: sign in again from the console');
+      throw new InvalidParams('console sign-in expired or started in another browser: sign in again from the console');
     }
     await this.options.store.destroy(SIGN_IN_KIND, state);
     if (typeof ctx.query.error === 'string') {
-      throw new Unauthenticated(`sign-in did not complete: ${ctx.query.error}${typeof ctx.query.error_description === 'string' ? ` (${ctx.query.error_description})` : ''}`);
+      throw new InvalidParams(`sign-in did not complete: ${ctx.query.error}${typeof ctx.query.error_description === 'string' ? ` (${ctx.query.error_description})` : ''}`);
     }
     const { oidc, config } = await this.oauth();
     let tokens: OidcClient.TokenEndpointResponse;
@@ -179,7 +179,7 @@ export class ConsoleSessions {
       tokens = await oidc.authorizationCodeGrant(config, arrived, { pkceCodeVerifier: String(saved.verifier), expectedState: state }, { resource: this.options.baseUrl });
     } catch (err) {
       this.options.log.info({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'console sign-in refused at the token endpoint');
-      throw new Unauthenticated('sign-in was refused by the authorization server: sign in again', { cause: err });
+      throw new InvalidParams('sign-in was refused by the authorization server: sign in again', { cause: err });
     }
     const claims = decodeJwt(tokens.access_token);
     await this.create(ctx, String(claims.sub), 'oauth', {

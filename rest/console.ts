@@ -199,7 +199,13 @@ export function consoleRouter(options: ConsoleOptions): Router {
   router.get('/console/callback', async (ctx) => {
     noStore(ctx);
     ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.redirect(await sessions.finishSignIn(ctx));
+    try {
+      ctx.redirect(await sessions.finishSignIn(ctx));
+    } catch (err) {
+      // A browser goes back to the sign-in page, which shows why (in the fragment: never sent to a server or logged).
+      if (!(err instanceof InvalidParams) || !acceptsHtml(ctx.get('accept'))) throw err;
+      ctx.redirect(`/console/sign-in#error=${encodeURIComponent(err.message)}`);
+    }
   });
 
   // Every other /console/api path is the API's, with the session's token added here. The raw path is used (the

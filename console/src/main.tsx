@@ -60,6 +60,13 @@ function App() {
   const [state, setState] = useState<{ session?: Session; problem?: Error; ready: boolean }>({ ready: false });
   useEffect(() => {
     const signedOut = () => setState({ ready: true });
+    // A sign-in that failed at the callback comes back here with the reason in the fragment.
+    const failed = location.pathname === '/console/sign-in' ? new URLSearchParams(location.hash.slice(1)).get('error') : null;
+    if (failed) {
+      history.replaceState(null, '', '/console/sign-in');
+      setState({ ready: true, problem: new Error(failed) });
+      return;
+    }
     // A one-time sign-in link (sandbox): the code is in the fragment, which no server ever saw; take it out of the
     // address bar and history first, then exchange it.
     const code = location.pathname === '/console/sign-in' ? new URLSearchParams(location.hash.slice(1)).get('code') : null;
@@ -73,6 +80,7 @@ function App() {
       },
       (problem: Error) => setState({ problem: problem instanceof ApiError ? problem : new Error('pds did not answer; try again'), ready: true }),
     );
+
   }, []);
   const { title, page } = route(path);
   useEffect(() => {
