@@ -6,6 +6,8 @@
  * ends it. Pages keep a CSP without inline scripts and with `frame-ancestors 'none'`.
  */
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +87,30 @@ describe('pages', () => {
     expect(js.headers.get('cache-control')).toContain('immutable');
     expect((await fetch(`${pds.url}/console/assets/..%2F..%2Fpackage.json`)).status).toBe(404);
     expect((await fetch(`${pds.url}/console/assets/nope.js`)).status).toBe(404);
+  });
+});
+
+describe('the build', () => {
+  it('loads the overview with under 150 KB of JavaScript, gzipped (the entry and everything it imports statically)', async () => {
+    const files = new Set<string>();
+    const visit = (key: string) => {
+      const chunk = built.manifest[key]!;
+      if (files.has(chunk.file)) return;
+      files.add(chunk.file);
+      for (const imported of chunk.imports ?? []) visit(imported);
+    };
+    visit('index.html');
+    let gzipped = 0;
+    for (const file of files) gzipped += gzipSync(await readFile(path.join(built.dir, file))).length;
+    expect([...files].every((f) => f.endsWith('.js'))).toBe(true);
+    expect(gzipped).toBeGreaterThan(0);
+    expect(gzipped).toBeLessThan(150 * 1024);
+  });
+
+  it('puts no inline script in the page (the CSP forbids them)', async () => {
+    const html = await readFile(path.join(built.dir, 'index.html'), 'utf8');
+    expect(html.match(/<script[^>]*>/g)).toEqual([expect.stringMatching(/src="\/console\/assets\//)]);
+    expect(html).not.toMatch(/<style|\son[a-z]+=/i);
   });
 });
 
