@@ -47,7 +47,7 @@ it("runs the README's Inspector command as written, from the checkout, offline",
 });
 
 it('runs a stdio command given with a relative path through the same script', async () => {
-  const { stdout } = await run(process.execPath, ['scripts/inspector.js', '--method', 'tools/list', '--', process.execPath, 'bin/pds.js', 'mcp', '--toolsets', 'tenants'], {
+  const { stdout } = await run(process.execPath, ['scripts/inspector.js', '--method', 'tools/list', '--', process.execPath, 'bin/pds-src.js', 'mcp', '--toolsets', 'tenants'], {
     timeout: 30_000,
     env: { ...process.env, PDS_BASE_URL: pds.url, PDS_TOKEN: await pds.token('root') },
   });
