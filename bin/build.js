@@ -16,8 +16,8 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 export const stampFile = `${root}dist/.build-stamp`;
 
 /**
- * The front-end builds: each a Vite config of its own, run in this order when its file exists (the MCP Apps views of
- * `console/mcp-apps/` build on their own entry beside the console's).
+ * The front-end builds: each a Vite config of its own, run in this order when its file exists (the MCP Apps views, in
+ * console/mcp-apps once they exist, build on their own entry beside the console's).
  */
 export const FRONT_ENDS = ['console/vite.config.ts', 'console/mcp-apps/vite.config.ts'];
 

@@ -73,6 +73,7 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const dir = process.env.PDS_UPDATE_SCREENSHOTS === '1' ? docs : await (shots ??= mkdtemp(path.join(tmpdir(), 'pds-console-shots-')));
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true, animations: 'disabled' });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: file, animations: 'disabled' });
   return file;
 }

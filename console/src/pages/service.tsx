@@ -3,7 +3,7 @@
  * back to a tag it ran, update config, retire: destructive ones show the plan and ask), deploy history, previews
  * with their expiry, and logs with follow.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, currentUser, execute, get, query, type LogLine, type Service, type Status, type TenantAnswer, type WorkflowItem } from '../api.js';
 import { LiveWorkflow, useLiveWorkflow } from '../live.js';
 import { Badge, Confirm, Field, Link, Loading, Problem, Table, Time, duration, navigate, paths, useLoad } from '../ui.js';
@@ -359,6 +359,11 @@ function Logs({ team, app }: { team: string; app: string }) {
   const [note, setNote] = useState('');
   const [follow, setFollow] = useState(false);
   const [problem, setProblem] = useState<Error | undefined>();
+  const box = useRef<HTMLPreElement>(null);
+  // The newest lines are at the bottom: keep them in view as they arrive.
+  useEffect(() => {
+    if (box.current) box.current.scrollTop = box.current.scrollHeight;
+  }, [lines]);
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -395,7 +400,7 @@ function Logs({ team, app }: { team: string; app: string }) {
       </div>
       <Problem error={problem} />
       <p class="muted small">{note}</p>
-      <pre class="logs" tabIndex={0} aria-label={`log lines of ${team}/${app}`} aria-live={follow ? 'polite' : 'off'}>
+      <pre ref={box} class="logs" tabIndex={0} aria-label={`log lines of ${team}/${app}`} aria-live={follow ? 'polite' : 'off'}>
         {lines.length ? lines.map((l) => `${l.timestamp}  ${l.line}`).join('\n') : 'No log lines in the last hour.'}
       </pre>
     </section>
