@@ -111,13 +111,32 @@ async function journey(width: number, colorScheme: 'light' | 'dark', tag: string
 
     // Roll back to the tag it ran before, after the confirmation that shows what will happen.
     await page.getByLabel('To a tag it ran').selectOption(before!);
-    await page.getByRole('button', { name: 'Roll back…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Roll back acme/web?' });
+    const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+    if (width > 390) {
+      await page.getByRole('button', { name: 'Roll back…' }).click();
+    } else {
+      // By keyboard: the dialog opens with Enter, takes the focus (on Cancel, the default), and Escape cancels.
+      await page.getByRole('button', { name: 'Roll back…' }).focus();
+      await page.keyboard.press('Enter');
+      await dialog.waitFor({ timeout: UI_MS });
+      expect(await focused()).toBe('Cancel');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden', timeout: UI_MS });
+      await page.getByRole('button', { name: 'Roll back…' }).focus();
+      await page.keyboard.press('Enter');
+    }
     await dialog.waitFor({ timeout: UI_MS });
     expect(await dialog.textContent()).toContain(`runs ${tag}`);
     await check('rollback-confirm');
     if (width > 390) await screenshot(page, `${shots}-rollback-confirm`);
-    await dialog.getByRole('button', { name: `Roll back to ${before}` }).click();
+    if (width > 390) {
+      await dialog.getByRole('button', { name: `Roll back to ${before}` }).click();
+    } else {
+      await page.keyboard.press('Tab');
+      expect(await focused()).toBe(`Roll back to ${before}`);
+      await page.keyboard.press('Enter');
+    }
     await dialog.waitFor({ state: 'hidden', timeout: UI_MS });
     await live.locator('a', { hasText: /^rollback-service-/ }).waitFor({ timeout: UI_MS });
     await page.locator('.live[data-phase="succeeded"]').waitFor({ timeout: UI_MS });
