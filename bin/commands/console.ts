@@ -9,7 +9,7 @@ import { CONSOLE_CODE_TTL, issueConsoleCode } from '../../auth/console-code.js';
 import { loadOrCreateSecret } from '../../auth/self-issued.js';
 import { loadConfig } from '../../config.js';
 
-export const summary = 'print a one-time sign-in URL for the web console (sandbox; operators)';
+export const summary = 'print a one-time web console sign-in URL (sandbox; operators)';
 
 const USAGE = `usage: pds console --user <id> [--no-browser]
 
