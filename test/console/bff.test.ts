@@ -130,6 +130,24 @@ describe('one-time sign-in code (sandbox)', () => {
     expect((await again.json()).error).toMatch(/used already/);
   });
 
+  it('marks the cookie Secure (and __Secure-) when the base URL is https, as behind a TLS proxy', async () => {
+    const behindTls = await startTestServer({ PDS_BASE_URL: 'https://pds.example.test', PDS_JWT_SECRET: 'x'.repeat(48) }, { consoleDir: built.dir });
+    try {
+      const code = await issueConsoleCode(new TextEncoder().encode('x'.repeat(48)), 'https://pds.example.test', 'alice');
+      const res = await fetch(`${behindTls.url}/console/api/session/code`, {
+        method: 'POST',
+        headers: { origin: 'https://pds.example.test', 'content-type': 'application/json' },
+        body: JSON.stringify({ code }),
+      });
+      expect(res.status).toBe(200);
+      const cookie = res.headers.getSetCookie().find((c) => c.startsWith('__Secure-pds_console='))!;
+      expect(cookie).toMatch(/; secure/i);
+      expect(cookie).toMatch(/; httponly/i);
+    } finally {
+      await behindTls.stop();
+    }
+  });
+
   it('refuses an expired code, a bearer token as a code, and a code as a bearer token', async () => {
     const expired = await new SignJWT({ purpose: 'pds console sign-in' })
       .setProtectedHeader({ alg: 'HS256' })

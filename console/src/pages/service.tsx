@@ -44,7 +44,7 @@ const tagOf = (w: WorkflowItem) => w.parameters.git_tag ?? w.parameters.target_t
 export function ServicePage({ team, app }: { team: string; app: string }) {
   const { data, error, loading, reload } = useLoad(() => load(team, app), [team, app]);
   const [started, setStarted] = useState<string | undefined>();
-  const running = data?.history.find((w) => w.phase === 'submitted' || w.phase === 'running');
+  const running = data?.history.find((w) => w.phase === 'submitted' || w.phase === 'running' || w.phase === 'awaiting-approval');
   const liveName = started ?? running?.name;
   return (
     <>
