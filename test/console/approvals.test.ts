@@ -95,7 +95,7 @@ describe.runIf(hasApprovals)('approvals in the console', () => {
     await screenshot(alice, 'desktop-approvals');
     await pending.getByLabel(/^Comment/).fill('checked the diff');
     await pending.getByRole('button', { name: 'Approve' }).click();
-    await pending.getByRole('status').waitFor({ timeout: UI_MS });
+    await alice.getByRole('status').filter({ hasText: /^Approved/ }).waitFor({ timeout: UI_MS });
 
     // Bob's workflow page follows it to the end, and shows who approved.
     await bob.goto(`${pds.url}/console/workflows/${name}`);
@@ -118,7 +118,7 @@ describe.runIf(hasApprovals)('approvals in the console', () => {
     expect(await pending.getByRole('button', { name: 'Reject' }).isDisabled()).toBe(true);
     await pending.getByLabel(/^Comment/).fill('not during the sale');
     await pending.getByRole('button', { name: 'Reject' }).click();
-    await pending.getByRole('status').waitFor({ timeout: UI_MS });
+    await alice.getByRole('status').filter({ hasText: /^Rejected/ }).waitFor({ timeout: UI_MS });
     const settled = await waitForWorkflow(pds, 'bob', name, 60_000);
     expect(settled.audit.status).toBe('failed');
     expect(settled.steps.every((s: { status: string }) => s.status !== 'succeeded')).toBe(true);

@@ -10,6 +10,12 @@ export function ApprovalsPage() {
   const [state, setState] = useState('pending');
   const { data, error, loading, reload } = useLoad(() => get<{ items: Approval[] }>(`/approvals${query({ state })}`), [state]);
   const me = currentUser();
+  // What the last decision did: said here, because the decided approval leaves a list of pending ones.
+  const [notice, setNotice] = useState('');
+  const decided = (message: string) => {
+    setNotice(message);
+    reload();
+  };
   const items = data?.items ?? [];
   const toDecide = items.filter((a) => a.requestedBy !== me);
   const mine = items.filter((a) => a.requestedBy === me);
@@ -29,6 +35,9 @@ export function ApprovalsPage() {
         </Field>
       </form>
       {missing ? <p class="muted">This pds has no approvals (its version predates tenant policies).</p> : <Problem error={error} />}
+      <p class="done" role="status">
+        {notice}
+      </p>
       {loading && !data && <Loading what="approvals" />}
       {data && (
         <>
@@ -37,7 +46,7 @@ export function ApprovalsPage() {
             {toDecide.length ? (
               <ul class="cards">
                 {toDecide.map((a) => (
-                  <ApprovalCard key={a.id} approval={a} onDecided={reload} />
+                  <ApprovalCard key={a.id} approval={a} onDecided={decided} />
                 ))}
               </ul>
             ) : (
@@ -49,7 +58,7 @@ export function ApprovalsPage() {
             {mine.length ? (
               <ul class="cards">
                 {mine.map((a) => (
-                  <ApprovalCard key={a.id} approval={a} onDecided={reload} />
+                  <ApprovalCard key={a.id} approval={a} onDecided={decided} />
                 ))}
               </ul>
             ) : (
@@ -62,10 +71,9 @@ export function ApprovalsPage() {
   );
 }
 
-function ApprovalCard({ approval: a, onDecided }: { approval: Approval; onDecided: () => void }) {
+function ApprovalCard({ approval: a, onDecided }: { approval: Approval; onDecided: (message: string) => void }) {
   const [comment, setComment] = useState('');
   const [problem, setProblem] = useState<Error | undefined>();
-  const [done, setDone] = useState('');
   const target = [a.parameters.team_name, a.parameters.component_name].filter(Boolean).join('/');
   const tag = a.parameters.git_tag ?? a.parameters.target_tag ?? a.parameters.image_tag;
   const decide = async (decision: 'approve' | 'reject') => {
@@ -73,8 +81,7 @@ function ApprovalCard({ approval: a, onDecided }: { approval: Approval; onDecide
     try {
       const body = decision === 'approve' ? (comment.trim() ? { comment: comment.trim() } : {}) : { reason: comment.trim() };
       const answer = await send<{ message: string }>('POST', `/approvals/${encodeURIComponent(a.id)}/${decision}`, body);
-      setDone(answer.message);
-      onDecided();
+      onDecided(answer.message);
     } catch (err) {
       setProblem(err as Error);
     }
@@ -93,12 +100,7 @@ function ApprovalCard({ approval: a, onDecided }: { approval: Approval; onDecide
       <p class="small muted">May approve: {a.approvers.join(', ')}</p>
       {a.reason && <p class="small">Reason: {a.reason}</p>}
       <Problem error={problem} />
-      {done && (
-        <p class="done" role="status">
-          {done}
-        </p>
-      )}
-      {a.canDecide && !done && (
+      {a.canDecide && (
         <form onSubmit={(e) => e.preventDefault()}>
           <Field label="Comment (required to reject)" id={`${id}-comment`}>
             <textarea id={`${id}-comment`} rows={2} value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
