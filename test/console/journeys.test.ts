@@ -1,8 +1,8 @@
 /**
  * The console in a real browser (issue 21 item 5): chromium signs in with a sandbox's one-time URL, sees the overview,
- * opens a service, deploys a tag and watches its steps to the end, rolls back after the confirmation, reads a failed
- * step's log tail, visits every page and signs out — at 1280 px (light) and again at 390 px (dark). axe-core checks
- * every page and the confirm dialog (no serious or critical violation), the page never trips its CSP, and at 390 px
+ * opens a service, deploys a tag and watches its steps to the end, rolls back after the confirmation, updates config
+ * (390 px) or retires another service through the API's confirmation request (1280 px), reads a failed step's log tail, visits every page and signs out — at 1280 px (light) and again at 390 px (dark). axe-core checks
+ * every page and the confirm dialogs (no serious or critical violation), the page never trips its CSP, and at 390 px
  * nothing scrolls sideways. Screenshots for the README come from here (`test/helpers/chromium.ts`).
  */
 import { mkdtemp } from 'node:fs/promises';
@@ -43,6 +43,7 @@ beforeAll(async () => {
   await registerRepository(pds, 'alice', 'acme', 'acme/web');
   await executeAndWait(pds, 'alice', 'deploy-service', onboard);
   await executeAndWait(pds, 'alice', 'deploy-service', { action: 'deploy', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.2.0' });
+  await executeAndWait(pds, 'alice', 'deploy-service', { ...onboard, component_name: 'api', dockerfile_repo: 'acme/web' });
   // A second onboarding submitted past the door's preflight (which refuses it): it fails in its first step, with a
   // log tail, as a workflow that breaks does.
   failedWorkflow = 'deploy-service-console-failed';
@@ -141,6 +142,33 @@ async function journey(width: number, colorScheme: 'light' | 'dark', tag: string
     await live.locator('a', { hasText: /^rollback-service-/ }).waitFor({ timeout: UI_MS });
     await page.locator('.live[data-phase="succeeded"]').waitFor({ timeout: UI_MS });
     await page.locator('.facts code', { hasText: before! }).waitFor({ timeout: UI_MS });
+
+    if (width === 390) {
+      // Update config: the new environment, after the confirmation; the value is never shown again.
+      await page.getByLabel(/^Environment/).fill('GREETING=hello');
+      await page.getByRole('button', { name: 'Update config…' }).click();
+      const config = page.getByRole('dialog', { name: 'Update the config of acme/web?' });
+      await config.getByRole('button', { name: 'Update config' }).click();
+      await live.locator('a', { hasText: /^deploy-service-/ }).waitFor({ timeout: UI_MS });
+      await page.locator('.live[data-phase="succeeded"]').waitFor({ timeout: UI_MS });
+      const history = (await pds.api('alice', 'GET', '/api/v1/workflows?team=acme&service=web&limit=1')).body.items[0];
+      expect(history.parameters).toMatchObject({ action: 'update-config' });
+      expect(JSON.stringify(history.parameters)).not.toContain('hello');
+    } else {
+      // Retire another service: the API's confirmation request shows its plan, and only the confirmation retires it.
+      await page.goto(`${pds.url}/console/services/acme/api`);
+      await page.getByRole('button', { name: 'Retire…' }).click();
+      const retire = page.getByRole('dialog', { name: /^Retire acme\/api\?/ });
+      await retire.waitFor({ timeout: UI_MS });
+      expect(await retire.textContent()).toContain('permanently remove service acme/api');
+      await check('retire-confirm');
+      expect((await pds.api('alice', 'GET', '/api/v1/services/acme/api')).status).toBe(200);
+      await retire.getByRole('button', { name: 'Retire for good' }).click();
+      await shown(page, 'heading', 'Overview', { level: 1 });
+      const retired = (await pds.api('alice', 'GET', '/api/v1/workflows?team=acme&service=api&operation=retire-service&limit=1')).body.items[0];
+      expect(retired).toMatchObject({ operation: 'retire-service', userId: 'alice' });
+      expect((await waitForWorkflow(pds, 'alice', retired.name, 60_000)).audit.status).toBe('succeeded');
+    }
 
     // A failed step's log tail, on the workflow page.
     await page.goto(`${pds.url}/console/workflows/${failedWorkflow}`);
