@@ -59,6 +59,7 @@ const Env = z.object({
   PDS_READ_ONLY: bool,
   PDS_TRUST_PROXY: bool,
   PDS_OUTBOUND_ALLOW_PRIVATE: bool,
+  PDS_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   PDS_DATABASE_URL: z
     .string()
@@ -128,9 +129,15 @@ export interface Config {
   trustProxy: boolean;
   /**
    * `PDS_OUTBOUND_ALLOW_PRIVATE` (default false): let the fetches a caller can steer (Client ID Metadata Documents,
-   * a client's `jwks_uri`) reach loopback, private and other non-public addresses (`adapters/outbound/fetch.ts`).
+   * a client's `jwks_uri`, webhook deliveries) reach loopback, private and other non-public addresses
+   * (`adapters/outbound/fetch.ts`), and webhooks use `http` (`adapters/webhooks/destination.ts`).
    */
   outboundAllowPrivate: boolean;
+  /**
+   * `PDS_WEBHOOK_BACKOFF_MS` (default 10,000): delay before a failed webhook delivery's first retry; it doubles after
+   * each attempt, up to an hour, for 24 hours (`adapters/webhooks/dispatcher.ts`).
+   */
+  webhookBackoffMs: number;
   redisUrl?: string;
   /**
    * `PDS_DATABASE_URL`: the records (tenants, services, workflows, audit, registrations, claims) in this PostgreSQL
@@ -241,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     readOnly: e.PDS_READ_ONLY,
     trustProxy: e.PDS_TRUST_PROXY,
     outboundAllowPrivate: e.PDS_OUTBOUND_ALLOW_PRIVATE,
+    webhookBackoffMs: e.PDS_WEBHOOK_BACKOFF_MS,
     redisUrl: e.REDIS_URL,
     databaseUrl: e.PDS_DATABASE_URL,
     authUrl: e.PDS_AUTH_URL,

@@ -117,9 +117,11 @@ function logMemory(log: Logger, phase: 'modules' | 'platform' | 'app' | 'listen'
 /**
  * The platform for `config.backend`.
  * @param shutdown aborted when pds begins shutting down; the platform's `shutdown` signal follows it.
+ * @param secret the server secret, which seals webhook signing secrets at rest (absent: a random key per process).
  * @throws Error for `kubernetes` without `PDS_DATABASE_URL`, without a cluster, or when its caches cannot be filled.
  */
-export async function buildPlatform(config: Config, log: Logger = silentLogger, shutdown?: AbortSignal): Promise<Platform> {
+export async function buildPlatform(config: Config, log: Logger = silentLogger, shutdown?: AbortSignal, secret?: Uint8Array): Promise<Platform> {
+  const webhooks = { ...(secret ? { secret } : {}), allowPrivate: config.outboundAllowPrivate, backoffMs: config.webhookBackoffMs };
   if (config.backend === 'sandbox') {
     return createSandboxPlatform({
       log,
@@ -130,6 +132,7 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
       stepMs: config.sandboxStepMs,
       busyTimeoutMs: config.sqliteBusyTimeoutMs,
       githubAppSlug: config.githubAppSlug,
+      webhooks,
     });
   }
   // Loaded here, not at the top: the cluster client (@kubernetes/client-node) and Octokit (GitHub App) are a third of
@@ -148,6 +151,7 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
     domain: config.domain,
     lokiUrl: config.lokiUrl,
     githubAppSlug: config.githubAppSlug,
+    webhooks,
     ...(config.githubApp &&
       privateKey && { githubApp: { appId: config.githubApp.appId, privateKey, slug: config.githubAppSlug, apiUrl: config.githubApiUrl } }),
   });
@@ -165,7 +169,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const draining = new AbortController();
   // The secret first: refusing a bad one must not leave a platform (and its data-directory lock) behind.
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
-  const platform = overrides.platform ?? (await buildPlatform(config, log, draining.signal));
+  const platform = overrides.platform ?? (await buildPlatform(config, log, draining.signal, secret));
   logMemory(log, 'platform');
   // Shared limits and PAT cache when REDIS_URL is set; never waits on an unreachable Redis (rest/ratelimit.ts policy).
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, { log }) : undefined;

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `npm run build`, also what the Dockerfile's build stage runs: tsc compiles the TypeScript to dist/, the scaffolding
 // template files are copied beside their compiled module (templates/render.ts reads them next to itself), Vite builds
-// the web console (console/, into dist/console/, which rest/console.ts serves) and any other front-end entry listed in
-// FRONT_ENDS, and dist/.build-stamp records when the sources were read, so bin/pds.js can tell whether dist/ is older
-// than them.
+// the web console (console/, into dist/console/, which rest/console.ts serves), the MCP App views are built
+// (console/mcp-apps/build.ts) and copied where the compiled tools/mcp-apps.ts reads them (dist/console/mcp-apps/, after
+// the console's build, which empties dist/console/ first), and dist/.build-stamp records when the sources were read, so
+// bin/pds.js can tell whether dist/ is older than them.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,31 +17,21 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 export const stampFile = `${root}dist/.build-stamp`;
 
 /**
- * The front-end builds: each a Vite config of its own, run in this order when its file exists (the MCP Apps views, in
- * console/mcp-apps once they exist, build on their own entry beside the console's).
+ * Build the web console with Vite (`console/vite.config.ts`; Vite is a development dependency, which the image's build
+ * stage has). Vite's own output goes to stderr, like tsc's.
+ * @returns true when it built.
  */
-export const FRONT_ENDS = ['console/vite.config.ts', 'console/mcp-apps/vite.config.ts'];
-
-/**
- * Build the front ends with Vite (a development dependency; the image's build stage has it). Vite's own output goes
- * to stderr, like tsc's.
- * @returns true when every configured front end built.
- */
-export function buildFrontEnds() {
+export function buildConsole() {
   // Vite's package exports do not name its CLI; it sits beside its package.json.
   const vite = `${dirname(createRequire(import.meta.url).resolve('vite/package.json'))}/bin/vite.js`;
-  for (const config of FRONT_ENDS) {
-    if (!existsSync(`${root}${config}`)) continue;
-    const result = spawnSync(process.execPath, [vite, 'build', '--config', config], { cwd: root, stdio: ['ignore', 2, 2] });
-    if (result.status !== 0) return false;
-  }
-  return true;
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', 'console/vite.config.ts'], { cwd: root, stdio: ['ignore', 2, 2] });
+  return result.status === 0;
 }
 
 /**
  * Compile to `dist/`. Output goes to stderr only (`pds mcp` may build on first use, and its stdout is JSON-RPC).
  * @param options.clean remove `dist/` first (`npm pack`'s prepack: no file of a deleted source may ship).
- * @returns true when tsc and Vite succeeded and the assets were copied.
+ * @returns true when tsc, the console's and the views' builds succeeded and the assets were copied.
  */
 export function build({ clean = false } = {}) {
   const started = new Date();
@@ -49,7 +40,10 @@ export function build({ clean = false } = {}) {
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (result.status !== 0) return false;
   cpSync(`${root}templates`, `${root}dist/templates`, { recursive: true, filter: (source) => !source.endsWith('.ts') });
-  if (!buildFrontEnds()) return false;
+  if (!buildConsole()) return false;
+  const views = spawnSync(process.execPath, ['--import', 'tsx', 'console/mcp-apps/build.ts'], { cwd: root, stdio: ['ignore', 2, 2] });
+  if (views.status !== 0) return false;
+  cpSync(`${root}console/mcp-apps/dist`, `${root}dist/console/mcp-apps/dist`, { recursive: true });
   mkdirSync(`${root}dist`, { recursive: true });
   writeFileSync(stampFile, `${started.toISOString()}\n`);
   utimesSync(stampFile, started, started);

@@ -33,6 +33,7 @@ import { servicesCommand } from './commands/services.js';
 import { statusCommand } from './commands/status.js';
 import { tenantsCommand } from './commands/tenants.js';
 import { waitCommand } from './commands/wait.js';
+import { webhooksCommand } from './commands/webhooks.js';
 import { whoamiCommand } from './commands/whoami.js';
 import { workflowsCommand } from './commands/workflows.js';
 
@@ -44,6 +45,7 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
   tenantsCommand,
   reposCommand,
   policyCommand,
+  webhooksCommand,
   servicesCommand,
   statusCommand,
   logsCommand,

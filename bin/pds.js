@@ -21,7 +21,7 @@ function newestSource() {
       for (const name of readdirSync(file)) if (name !== 'node_modules' && name !== 'dist') visit(path.join(file, name));
     } else newest = Math.max(newest, stat.mtimeMs);
   };
-  // The web console's sources (console/, built by Vite into dist/console/), beside what tsc reads.
+  // The web console and the MCP App views (console/, built into dist/console/), beside what tsc reads.
   visit(path.join(root, 'console'));
   for (const pattern of config.include) {
     if (pattern.includes('*')) {

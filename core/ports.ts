@@ -18,6 +18,7 @@ import type {
 } from './model.js';
 import type { TenantEvent, TenantEventBody } from './governance/events.js';
 import type { TenantPolicy } from './governance/policy.js';
+import type { Webhook, WebhookDelivery, WebhookInput } from './governance/webhooks.js';
 
 /** Tenants, services, GitOps status, logs and resource usage (read side of the platform). */
 export interface PlatformBackend {
@@ -296,6 +297,29 @@ export interface GovernanceStore {
   events(tenant: TenantRef, limit: number): Promise<TenantEvent[]>;
 }
 
+/** A hook in the answer to the change that created it: its secret, shown this once. */
+export type NewWebhook = Webhook & { secret?: string };
+
+/**
+ * A tenant's webhooks and their deliveries (issue 20 item 5), kept in the record store on both backends; delivered in
+ * the background by every pds process (`adapters/webhooks/`).
+ */
+export interface WebhookService {
+  /** The tenant's hooks as members read them: no secret, the URL without query, credentials or Slack key. */
+  list(tenant: TenantRef): Promise<Webhook[]>;
+  /**
+   * Replace the tenant's hooks with `hooks` and record a `webhooks.changed` event, in one write. An item with `id`
+   * keeps that hook (and its secret), with the item's URL (absent, or as members are shown it: unchanged), events and
+   * format; an item without `id` is a new hook with a new secret. Hooks not listed are removed.
+   * @returns the hooks, new ones with their `secret`, and the event.
+   * @throws InvalidParams for an unknown `id`, an `id` listed twice, a new hook without `url`, a URL that is not
+   *   `https` (or `http` when private addresses are allowed) or that resolves to a non-public address.
+   */
+  set(tenant: TenantRef, hooks: WebhookInput[], by: { userId: string; timestamp: string }): Promise<{ hooks: NewWebhook[]; event: TenantEvent }>;
+  /** The tenant's newest deliveries, newest first, at most `limit`. */
+  deliveries(tenant: TenantRef, limit: number): Promise<WebhookDelivery[]>;
+}
+
 /** Everything the tools need from the outside world, assembled by the composition root. */
 export interface Platform {
   /** `sandbox` or `kubernetes`; shown in notes so callers know what they are talking to. */
@@ -307,6 +331,8 @@ export interface Platform {
   readonly once: OnceStore;
   /** Tenant policies and event feeds (issue 20). */
   readonly governance: GovernanceStore;
+  /** Tenant webhooks and their deliveries (issue 20). */
+  readonly webhooks: WebhookService;
   /** The OAuth authorization server's state (not used by tools; the composition root hands it to `auth/oauth/`). */
   readonly oauth: OAuthStore;
   /**

@@ -82,18 +82,20 @@ interface Asset {
   type: string;
 }
 
-/** The built files, read once at the first request (a few small files; hashed names, so they never change under us). */
+/**
+ * The built files, read once at the first request: `index.html` and `assets/` (a few small files with hashed names, so
+ * they never change under us). Nothing else under the directory is read or served.
+ */
 function builtFiles(dir: string): () => Promise<Map<string, Asset> | undefined> {
   let files: Promise<Map<string, Asset> | undefined> | undefined;
   return () =>
     (files ??= (async () => {
       if (!existsSync(path.join(dir, 'index.html'))) return undefined;
-      const out = new Map<string, Asset>();
-      for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-        if (!entry.isFile()) continue;
-        const full = path.join(entry.parentPath, entry.name);
+      const out = new Map<string, Asset>([['index.html', { body: await readFile(path.join(dir, 'index.html')), type: CONTENT_TYPES['.html']! }]]);
+      const assets = path.join(dir, 'assets');
+      for (const entry of existsSync(assets) ? await readdir(assets, { withFileTypes: true }) : []) {
         const type = CONTENT_TYPES[path.extname(entry.name)];
-        if (type) out.set(path.relative(dir, full).split(path.sep).join('/'), { body: await readFile(full), type });
+        if (entry.isFile() && type) out.set(`assets/${entry.name}`, { body: await readFile(path.join(assets, entry.name)), type });
       }
       return out;
     })());

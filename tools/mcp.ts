@@ -16,7 +16,8 @@
  * workflow (`resource_link`).
  *
  * Beside tools the server offers resources, prompts and completions (`mcp-resources.ts`, `mcp-prompts.ts`,
- * `mcp-completions.ts`), read through the same `call` as the caller, whatever toolsets were selected.
+ * `mcp-completions.ts`), read through the same `call` as the caller, whatever toolsets were selected; and, to a client
+ * that renders MCP Apps, the views its tools link (`mcp-apps.ts`).
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -44,6 +45,7 @@ import { outputJson } from './invoke.js';
 import { complete } from './mcp-completions.js';
 import { getPrompt, PROMPTS } from './mcp-prompts.js';
 import { readResource, RESOURCE_TEMPLATES, RESOURCES, workflowLink } from './mcp-resources.js';
+import { APP_RESOURCES, APPS_EXTENSION, APP_MIME_TYPE, appToolListing, clientRendersApps, readAppView, viewsAvailable } from './mcp-apps.js';
 import { unknownToolMessage, type ToolsetSelection } from './toolsets.js';
 import { readOnlyView, submitsWorkflow, toolListing } from './mcp-listing.js';
 
@@ -257,12 +259,22 @@ export interface McpServerOptions {
   toolsets?: ToolsetSelection;
 }
 
+/** What the client of one request declared it can do. */
+function clientCapabilities(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  // 2026-07-28 declares them in each request's envelope; 2025-11-25 once, in `initialize` (none on stateless HTTP).
+  const envelope = ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined;
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+}
+
+/** Whether this request's client renders MCP Apps and pds has its views to offer (`tools/mcp-apps.ts`). */
+function offersApps(server: Server, ctx: ServerContext): boolean {
+  return clientRendersApps(clientCapabilities(server, ctx)) && viewsAvailable();
+}
+
 /** The {@link CallInteraction} of one `tools/call`, over the SDK's request context. */
 function interactionOf(server: Server, ctx: ServerContext, sealed: SealedState | undefined): CallInteraction {
   const progressToken = ctx.mcpReq._meta?.progressToken;
-  // 2026-07-28 declares them in each request's envelope; 2025-11-25 once, in `initialize` (none on stateless HTTP).
-  const envelope = ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined;
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  const capabilities = clientCapabilities(server, ctx);
   return {
     signal: ctx.mcpReq.signal,
     wantsProgress: progressToken !== undefined,
@@ -286,23 +298,36 @@ function interactionOf(server: Server, ctx: ServerContext, sealed: SealedState |
  */
 export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, options: McpServerOptions): Server {
   const byName = toolIndex(tools);
-  const listing = toolListing(options.readOnly ? readOnlyView(tools) : tools);
+  const listed = options.readOnly ? readOnlyView(tools) : tools;
+  const listing = toolListing(listed);
   const codec = stateCodec(options.stateSecret);
   const server = new Server(serverInfo(options.baseUrl), {
-    capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {} },
+    capabilities: {
+      tools: { listChanged: false },
+      resources: {},
+      prompts: {},
+      completions: {},
+      // MCP Apps (SEP-1724 extensions): offered; a tool links its view only for a client that declares them too.
+      extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
+    },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: schemaValidator,
     requestState: { verify: (state) => codec.verify(state) },
   });
   // Destructive operations ask the person when the client can be asked (tools/confirm-with-person.ts).
   const run = confirmingCaller(call);
-  server.setRequestHandler('tools/list', async () => ({ tools: listing }));
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({ tools: offersApps(server, ctx) ? appToolListing(listed) : listing }));
   // Resources, prompts and completions are not toolsets' business: they read through the read tools, as the caller.
-  server.setRequestHandler('resources/list', async () => ({ resources: [...RESOURCES] }));
+  server.setRequestHandler('resources/list', async (_request, ctx) => ({
+    resources: offersApps(server, ctx) ? [...RESOURCES, ...APP_RESOURCES] : [...RESOURCES],
+  }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }));
-  server.setRequestHandler('resources/read', (request, ctx) =>
-    readResource(request.params.uri, call, interactionOf(server, ctx, undefined), options.log),
-  );
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    // A view is the same page for every caller and holds no data (it asks for that through the host), so any client
+    // that found its URI may read it.
+    const view = readAppView(request.params.uri);
+    return view ?? readResource(request.params.uri, call, interactionOf(server, ctx, undefined), options.log);
+  });
   server.setRequestHandler('prompts/list', async () => ({ prompts: [...PROMPTS] }));
   server.setRequestHandler('prompts/get', async (request) => getPrompt(request.params.name, request.params.arguments));
   server.setRequestHandler('completion/complete', (request, ctx) => complete(request.params, call, interactionOf(server, ctx, undefined)));

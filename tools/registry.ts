@@ -5,6 +5,7 @@
 import type { AnyStream, AnyTool } from './define.js';
 import { diagnoseTools } from './diagnose.js';
 import { governanceTools } from './governance.js';
+import { webhookTools } from './webhooks.js';
 import { logTools } from './logs.js';
 import { operationsTools } from './operations/index.js';
 import { repoTools } from './repos.js';
@@ -18,6 +19,7 @@ import { workflowStreams, workflowTools } from './workflows.js';
 export const allTools: readonly AnyTool[] = [
   ...tenantTools,
   ...governanceTools,
+  ...webhookTools,
   ...serviceTools,
   ...logTools,
   ...resourceTools,

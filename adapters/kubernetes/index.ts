@@ -29,6 +29,7 @@ import { CountingKubeConfig, loadKubeConfig, ownNamespace } from './kubeconfig.j
 import { clusterOperations } from './operations.js';
 import { podLogSource } from './pod-logs.js';
 import { PreviewReaper } from './previews.js';
+import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
 export { clusterOperations } from './operations.js';
 
@@ -63,6 +64,8 @@ export interface KubernetesPlatformOptions {
   log?: Logger;
   /** The composition root's "shutting down" signal: `Platform.shutdown` aborts with it, before `close()`. */
   shutdown?: AbortSignal;
+  /** Webhook signing and delivery (default: private addresses refused, a random sealing key for this process). */
+  webhooks?: WebhookOptions;
 }
 
 /** The cluster platform, with what tests and the benchmark look at. */
@@ -123,6 +126,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     log,
   });
   reaper.start();
+  const webhooks = createWebhooks(records, options.webhooks ?? { allowPrivate: false }, log.child({ component: 'webhooks' }));
   const codeHost = options.githubApp
     ? githubAppCodeHost({ ...options.githubApp, baseUrl: options.githubApp.apiUrl, tenantRef, repositories: records.repositories, fetch: options.fetch })
     : unconfiguredCodeHost(options.githubAppSlug, tenantRef, records.repositories);
@@ -139,6 +143,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     once: records.once,
     oauth: records.oauth,
     governance: records.governance,
+    webhooks: webhooks.service,
     kubeconfig: kc,
     cache,
     records,
@@ -151,6 +156,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
       shutdown.abort();
       closing ??= (async () => {
         await reaper.close();
+        await webhooks.close();
         await engine.close();
         await cache.stop();
         await records.close();

@@ -1,6 +1,6 @@
 /**
  * The one fetch for every outbound request a caller can steer (issue 17 item 6): Client ID Metadata Documents and a
- * registered client's `jwks_uri` today (`auth/oauth/provider.ts`), webhooks later.
+ * registered client's `jwks_uri` (`auth/oauth/provider.ts`), and webhook deliveries (`adapters/webhooks/dispatcher.ts`).
  *
  * The rule, checked before any connection is opened:
  * - the host is resolved once, and every address it resolves to must be public unicast ({@link refusedRange}); an IP

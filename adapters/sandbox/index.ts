@@ -25,6 +25,7 @@ import { sandboxCodeHost } from './code-host.js';
 import { SandboxWorkflowEngine } from './engine.js';
 import { sandboxOperations } from './operations.js';
 import { PreviewReaper } from './previews.js';
+import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
 export { sandboxOperations } from './operations.js';
 export { DEFAULT_QUOTAS } from './tenant-operations.js';
@@ -61,6 +62,8 @@ export interface SandboxOptions {
    * so waits answer at once while requests in flight are still being finished.
    */
   shutdown?: AbortSignal;
+  /** Webhook signing and delivery (default: private addresses refused, a random sealing key for this process). */
+  webhooks?: WebhookOptions;
 }
 
 const HOUR_MS = 3_600_000;
@@ -116,6 +119,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   }
   const sweeper = setInterval(() => void sweepExpired(store, log), SWEEP_MS);
   sweeper.unref();
+  const webhooks = createWebhooks(store, options.webhooks ?? { allowPrivate: false }, log.child({ component: 'webhooks' }));
 
   const shutdown = new AbortController();
   options.shutdown?.addEventListener('abort', () => shutdown.abort(), { once: true });
@@ -129,6 +133,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     once: store.once,
     oauth: store.oauth,
     governance: store.governance,
+    webhooks: webhooks.service,
     shutdown: shutdown.signal,
     /** True while open and a write to the record store commits within 2 s (issue 9 item 7, issue 7 item 12). */
     async ready() {
@@ -138,6 +143,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       shutdown.abort();
       closing ??= (async () => {
         clearInterval(sweeper);
+        await webhooks.close();
         await engine.close();
         await reaper.close();
         await store.close();

@@ -1,6 +1,7 @@
 /**
  * Tenant policies and the tenant event feed in SQL: {@link GovernanceStore} (issue 20). Both are keyed by the tenant's
- * identity (`tenant_uid`); a policy change and its `policy.changed` event commit together.
+ * identity (`tenant_uid`); a policy change and its `policy.changed` event commit together, and so do an event and its
+ * webhook deliveries (`outbox.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
@@ -8,6 +9,7 @@ import type { TenantEvent, TenantEventBody } from '../../core/governance/events.
 import type { TenantPolicy } from '../../core/governance/policy.js';
 import type { GovernanceStore, NewTenantEvent, TenantRef } from '../../core/ports.js';
 import { inTransaction, json, type Executor } from './executor.js';
+import { enqueueEvent } from './outbox.js';
 import type { TenantEventsTable } from './schema.js';
 
 function eventOf(row: Selectable<TenantEventsTable>): TenantEvent {
@@ -42,7 +44,7 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   async record(tenant: TenantRef, event: NewTenantEvent): Promise<TenantEvent> {
-    return recordIn(this.db, tenant, event);
+    return inTransaction(this.db, (tx) => recordIn(tx, tenant, event));
   }
 
   async events(tenant: TenantRef, limit: number): Promise<TenantEvent[]> {
@@ -62,7 +64,11 @@ async function policyIn(db: Executor, tenant: TenantRef): Promise<TenantPolicy> 
   return row ? json<TenantPolicy>(row.policy) : {};
 }
 
-async function recordIn(db: Executor, tenant: TenantRef, event: NewTenantEvent): Promise<TenantEvent> {
+/**
+ * Append `event` to the tenant's feed and, in the same transaction (call it in one), write its webhook deliveries:
+ * every feed event goes to the hooks subscribed to its `type`, whichever code recorded it.
+ */
+export async function recordIn(db: Executor, tenant: TenantRef, event: NewTenantEvent): Promise<TenantEvent> {
   const stored = { id: randomUUID(), team: tenant.name, ...event } as TenantEvent;
   await db
     .insertInto('tenant_events')
@@ -76,5 +82,7 @@ async function recordIn(db: Executor, tenant: TenantRef, event: NewTenantEvent):
       data: JSON.stringify(event.data),
     })
     .execute();
+  const { id, timestamp, team, userId, type, data } = stored;
+  await enqueueEvent(db, tenant.uid, { id, type, timestamp, team, userId, data }, id);
   return stored;
 }

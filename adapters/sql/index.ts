@@ -8,7 +8,7 @@
  * |---|---|
  * | `database.ts` | opening either engine (WAL, `synchronous=FULL`; the `pg` pool), migrations at open |
  * | `schema.ts`, `migrations.ts` | the tables and indexes, the same on both engines |
- * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts`, `governance.ts` | one store per record |
+ * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts`, `governance.ts`, `webhooks.ts`, `outbox.ts` | one store per record |
  * | `tenant-records.ts` | one tenant's records as a draft a workflow step changes, and the write-back of its changes |
  * | `state-import.ts`, `log-import.ts` | the one-time import of an old `state.json` and `logs.jsonl` |
  * | `data-directory.ts` | the start-up refusal when the data directory lost its store |
@@ -34,8 +34,12 @@ import { RepositoryStore } from './repositories.js';
 import { ServiceStore } from './services.js';
 import { TenantStore } from './tenants.js';
 import { WorkflowStore } from './workflows.js';
+import { OutboxStore } from './outbox.js';
+import { WebhookStore } from './webhooks.js';
 
 export type { Engine } from './database.js';
+export type { AttemptResult, DeliveryRow } from './outbox.js';
+export type { StoredWebhook } from './webhooks.js';
 export type { LogRecord } from './logs.js';
 export { LeaseLost, type NewWorkflow, type Progress, type Settlement } from './workflows.js';
 export type { InstallationRecord, NewTenant, ServiceRecord, StepProgress, StepStatus, TenantRecord, WorkflowRecord } from './records.js';
@@ -52,6 +56,8 @@ export interface Records {
   readonly logs: LogStore;
   readonly meta: MetaStore;
   readonly governance: SqlGovernanceStore;
+  readonly webhooks: WebhookStore;
+  readonly outbox: OutboxStore;
 }
 
 /** Options of {@link openRecordStore}. */
@@ -86,6 +92,8 @@ export class RecordStore implements Records {
   readonly logs: LogStore;
   readonly meta: MetaStore;
   readonly governance: SqlGovernanceStore;
+  readonly webhooks: WebhookStore;
+  readonly outbox: OutboxStore;
   private closed = false;
 
   constructor(
@@ -104,6 +112,8 @@ export class RecordStore implements Records {
     this.logs = bound.logs;
     this.meta = bound.meta;
     this.governance = bound.governance;
+    this.webhooks = bound.webhooks;
+    this.outbox = bound.outbox;
   }
 
   /** `sqlite` or `postgres`. */
@@ -188,6 +198,8 @@ export class RecordStore implements Records {
       logs: translated(new LogStore(db, this.maxLogLinesPerService)),
       meta: translated(new MetaStore(db)),
       governance: translated(new SqlGovernanceStore(db)),
+      webhooks: translated(new WebhookStore(db)),
+      outbox: translated(new OutboxStore(db, this.database.engine)),
     };
   }
 }

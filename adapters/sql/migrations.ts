@@ -273,6 +273,61 @@ function governance(engine: Engine): Migration {
   };
 }
 
+/**
+ * Webhooks (issue 20 item 5): each tenant's hooks (secrets sealed), and the delivery outbox — one row per event and
+ * hook (unique, so an event written twice is delivered once), claimed with a lease by one process at a time.
+ */
+function webhooks(engine: Engine): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('webhooks')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_uid', 'text', (c) => c.notNull())
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('events', 'text', (c) => c.notNull())
+        .addColumn('format', 'text', (c) => c.notNull().check(sql`format in ('json', 'slack')`))
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('webhooks_by_tenant').on('webhooks').columns(['tenant_uid', 'position']).execute();
+      await db.schema
+        .createTable('webhook_deliveries')
+        .$call(withSeq(engine))
+        .addColumn('id', 'text', (c) => c.notNull().unique())
+        .addColumn('hook_id', 'text', (c) => c.notNull())
+        .addColumn('tenant_uid', 'text', (c) => c.notNull())
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('event_key', 'text', (c) => c.notNull())
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('created_ms', 'bigint', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('outcome', 'text', (c) => c.notNull().check(sql`outcome in ('pending', 'delivered', 'failed')`))
+        .addColumn('last_status', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('next_attempt_at', 'bigint')
+        .addColumn('lease_owner', 'text')
+        .addColumn('lease_expires_at', 'bigint')
+        .addUniqueConstraint('webhook_deliveries_once', ['hook_id', 'event_key'])
+        .execute();
+      // A tenant's deliveries, newest first; and the due ones (pending only: a handful, however long the history).
+      await db.schema.createIndex('webhook_deliveries_by_tenant').on('webhook_deliveries').columns(['tenant_uid', 'seq']).execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .column('next_attempt_at')
+        .where(sql.ref('outcome'), '=', sql.lit('pending'))
+        .execute();
+    },
+  };
+}
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
   return {
@@ -281,6 +336,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0003-log-lines': logLines(engine),
     '0004-repository-registrants': repositoryRegistrants,
     '0005-governance': governance(engine),
+    '0007-webhooks': webhooks(engine),
   };
 }
 

@@ -232,6 +232,58 @@ export interface TenantEventsTable {
   data: string;
 }
 
+/** One webhook of a tenant (`core/governance/webhooks.ts`), in the order the tenant listed them. */
+export interface WebhooksTable {
+  /** `wh_` and 16 hex digits. */
+  id: string;
+  tenant_uid: string;
+  /** The tenant's name when last set. */
+  team: string;
+  position: number;
+  url: string;
+  /** JSON array of event names. */
+  events: string;
+  format: 'json' | 'slack';
+  /** The signing secret, sealed with the server secret (`adapters/webhooks/secrets.ts`): a compact JWE, never plaintext. */
+  secret: string;
+  /** ISO 8601 UTC. */
+  created_at: string;
+  created_by: string;
+}
+
+/**
+ * One event to one hook (the outbox): written in the transaction that records the event, at most once per
+ * `(hook_id, event_key)`; claimed by one process at a time through its lease, retried until `outcome` is final.
+ */
+export interface WebhookDeliveriesTable {
+  seq: Generated<number>;
+  /** UUID: the `X-PDS-Delivery` header. */
+  id: string;
+  hook_id: string;
+  tenant_uid: string;
+  team: string;
+  /** The event name, e.g. `workflow.succeeded`: the `X-PDS-Event` header. */
+  event_type: string;
+  /** What makes the event unique for its hook: a feed event's id, or `<workflow>/<event>`. */
+  event_key: string;
+  /** The id in the body. */
+  event_id: string;
+  /** The exact body sent on every attempt (JSON text, in the hook's format when it was written). */
+  body: string;
+  /** ISO 8601 UTC: when the event happened. */
+  created_at: string;
+  /** Milliseconds since the epoch of the same instant; retries end `giveUpAfterMs` after it. */
+  created_ms: number;
+  attempts: number;
+  outcome: 'pending' | 'delivered' | 'failed';
+  last_status: number | null;
+  last_error: string | null;
+  /** Milliseconds since the epoch; null once final. */
+  next_attempt_at: number | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+}
+
 /** Every table, by name. */
 export interface Database {
   tenants: TenantsTable;
@@ -248,4 +300,6 @@ export interface Database {
   pds_meta: MetaTable;
   tenant_policies: TenantPoliciesTable;
   tenant_events: TenantEventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -23,10 +23,13 @@
  * commit once. A process that dies simply stops renewing; once the lease expires, the next `claim` anywhere takes the
  * workflow over from its next step.
  */
+import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { Conflict } from '../../core/errors.js';
 import type { Engine } from './database.js';
 import { inTransaction, json, type Executor } from './executor.js';
+import { enqueueEvent } from './outbox.js';
+import type { WorkflowEventData } from '../../core/governance/webhooks.js';
 import type { WorkflowQuery } from '../../core/ports.js';
 import type { StepProgress, WorkflowRecord } from './records.js';
 import type { WorkflowsTable } from './schema.js';
@@ -146,7 +149,10 @@ export class WorkflowStore {
           .values({ workflow_name: workflow.name, arguments: JSON.stringify(workflow.arguments) })
           .execute();
       }
-      return fromRow(inserted);
+      const record = fromRow(inserted);
+      // An imported record (state.json) happened before any hook could hear of it.
+      if (!recorded) await notify(tx, record, 'workflow.submitted');
+      return record;
     });
   }
 
@@ -348,7 +354,7 @@ export class WorkflowStore {
         .where('name', '=', name)
         .where('phase', '=', 'submitted');
       if (owner !== undefined) update = update.where('lease_owner', '=', owner);
-      const updated = await update.returning(['tenant', 'tenant_uid']).executeTakeFirst();
+      const updated = await update.returningAll().executeTakeFirst();
       if (!updated) {
         if (owner !== undefined) throw new LeaseLost(name, owner);
         return false;
@@ -368,6 +374,9 @@ export class WorkflowStore {
         }))
         .where('workflow_name', '=', name)
         .execute();
+      const settled = fromRow(updated);
+      if (tenantUid !== null) settled.tenantUid = tenantUid;
+      await notify(tx, settled, outcome.phase === 'succeeded' ? 'workflow.succeeded' : 'workflow.failed');
       return true;
     });
   }
@@ -386,6 +395,28 @@ export class WorkflowStore {
       .executeTakeFirst();
     return Number(updated.numUpdatedRows);
   }
+}
+
+/**
+ * Write the webhook deliveries of a workflow event for the hooks of its tenant (none before the tenant exists), in the
+ * transaction that records the submission or the settlement: each happens once, so each event is delivered once.
+ */
+async function notify(tx: Executor, record: WorkflowRecord, type: 'workflow.submitted' | 'workflow.succeeded' | 'workflow.failed'): Promise<void> {
+  if (!record.tenantUid) return;
+  const data: WorkflowEventData = {
+    workflowName: record.name,
+    operation: record.operation,
+    phase: record.phase,
+    message: record.message,
+    team: record.tenant,
+    userId: record.userId,
+    parameters: record.parameters,
+    startedAt: record.startedAt,
+  };
+  if (record.service) data.service = record.service;
+  if (record.finishedAt) data.finishedAt = record.finishedAt;
+  const timestamp = type === 'workflow.submitted' ? record.startedAt : (record.finishedAt ?? new Date().toISOString());
+  await enqueueEvent(tx, record.tenantUid, { id: randomUUID(), type, timestamp, team: record.tenant, userId: record.userId, data }, `${record.name}/${type}`);
 }
 
 /** The uid of the live tenant named `name`, or `undefined`. */

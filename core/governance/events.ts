@@ -1,9 +1,11 @@
 /**
- * The tenant event feed (issue 20): what happened in a tenant that is not an execution — policy changes and freeze
- * overrides today. Executions stay in the audit trail (`GET /api/v1/audit`); nothing here is written there.
+ * The tenant event feed (issue 20): what happened in a tenant that is not an execution — policy changes, freeze
+ * overrides and webhook changes today. Executions stay in the audit trail (`GET /api/v1/audit`); nothing here is
+ * written there.
  */
 import { z } from 'zod';
 import { TenantPolicy } from './policy.js';
+import { Webhook } from './webhooks.js';
 
 /** A change of the tenant's policy, with the document before and after. */
 const PolicyChanged = z.object({
@@ -26,8 +28,17 @@ const FreezeOverridden = z.object({
   }),
 });
 
+/** A change of the tenant's webhooks: the hooks before and after, as members read them (never a secret). */
+const WebhooksChanged = z.object({
+  type: z.literal('webhooks.changed'),
+  data: z.object({
+    old: z.array(Webhook).describe('The hooks before the change'),
+    new: z.array(Webhook).describe('The hooks after the change'),
+  }),
+});
+
 /** What an event says, by type. */
-export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden]);
+export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden, WebhooksChanged]);
 export type TenantEventBody = z.output<typeof TenantEventBody>;
 
 /** One event of a tenant's feed. */

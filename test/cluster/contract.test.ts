@@ -21,9 +21,11 @@ describeContract('kubernetes', async () => {
   github.setPermission(REPO, 'alice', 'write');
   const platform = await harness.platform({
     log: silentLogger,
+    // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
+    webhooks: { allowPrivate: true, backoffMs: 100 },
     githubApp: { appId: '4242', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), slug: 'pds-platform', apiUrl: github.url },
   });
-  const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds' }, { platform });
+  const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds', PDS_OUTBOUND_ALLOW_PRIVATE: 'true' }, { platform });
   return {
     pds,
     workflowSeconds: 90,

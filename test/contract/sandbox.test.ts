@@ -3,6 +3,7 @@ import { startTestServer } from '../helpers/server.js';
 import { describeContract } from './suite.js';
 
 describeContract('sandbox', async () => {
-  const pds = await startTestServer();
+  // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
+  const pds = await startTestServer({ PDS_OUTBOUND_ALLOW_PRIVATE: 'true', PDS_WEBHOOK_BACKOFF_MS: '100' });
   return { pds, workflowSeconds: 20, stop: () => pds.stop() };
 });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_IDS, OPERATIONS } from '../../core/operations/index.js';
 import { CLIENTS, connectHttp, type TestClient } from '../helpers/mcp-clients.js';
 import { registerRepository, type TestServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 
 /** A started pds on one backend, with a tenant name and a repository it can build (tags 0.1.0, 0.1.1). */
 export interface ContractTarget {
@@ -323,6 +324,47 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         expect((await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(over.workflowName);
       } finally {
         await root.close();
+      }
+    });
+
+    it('webhooks: set by an admin (secret once), read by members without it, workflow.succeeded delivered signed (REST and MCP)', async () => {
+      const receiver = await startReceiver();
+      const root = await connectHttp(CLIENTS.at(-1)!, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token(ADMIN)}` });
+      try {
+        const call = async (name: string, args: Record<string, unknown>) => {
+          covered.add(name);
+          const r = await root.callTool({ name, arguments: args });
+          expect(r.isError, `${name}: ${JSON.stringify(r.content)}`).toBeFalsy();
+          return r.structuredContent as any;
+        };
+        const hooksPath = `/api/v1/tenants/${TEAM}/webhooks`;
+        const hooks = [{ url: `${receiver.url}/hook`, events: ['workflow.succeeded', 'workflow.failed'] }];
+        expect((await pds.api('dave', 'PUT', hooksPath, { hooks })).status).toBe(403);
+        const set = await call('platform_set_tenant_webhooks', { name: TEAM, hooks });
+        const secret = set.hooks[0].secret as string;
+        expect(secret).toMatch(/^pdswh_/);
+        receiver.secret('/hook', secret);
+        const read = await pds.api('dave', 'GET', hooksPath);
+        expect(read).toMatchObject({ status: 200, body: { team: TEAM, hooks: [{ id: set.hooks[0].id, events: hooks[0]!.events, format: 'json' }] } });
+        expect(JSON.stringify(read.body)).not.toContain(secret);
+        expect((await call('platform_get_tenant_webhooks', { name: TEAM })).hooks).toEqual(read.body.hooks);
+
+        const done = await run(ADMIN, 'deploy-service', { action: 'update-config', team_name: TEAM, component_name: 'web', env_vars: 'WEBHOOK_CHECK=s3cret' });
+        succeeded(done);
+        const [got] = await receiver.until(`workflow.succeeded of ${done.workflow}`, (all) => all.some((g) => g.json?.data?.workflowName === done.workflow), t.workflowSeconds * 1000);
+        expect(got).toMatchObject({ signed: true, headers: { 'x-pds-event': 'workflow.succeeded' } });
+        expect(got!.json).toMatchObject({ type: 'workflow.succeeded', team: TEAM, data: { workflowName: done.workflow, phase: 'succeeded', parameters: { env_vars: 'WEBHOOK_CHECK=***' } } });
+        expect(got!.body).not.toContain('s3cret');
+        const listed = await poll('the delivery to be listed delivered', 20, async () => {
+          const { items } = await call('platform_list_webhook_deliveries', { name: TEAM });
+          return items.find((d: any) => d.outcome === 'delivered' && d.event === 'workflow.succeeded');
+        });
+        expect(listed).toMatchObject({ hookId: set.hooks[0].id, attempts: 1, lastStatusCode: 200 });
+        expect((await pds.api('dave', 'GET', `${hooksPath}/deliveries`)).body.items[0]).toMatchObject({ id: got!.headers['x-pds-delivery'] });
+        expect((await pds.api(ADMIN, 'PUT', hooksPath, { hooks: [] })).status).toBe(200);
+      } finally {
+        await root.close();
+        await receiver.close();
       }
     });
 

@@ -33,6 +33,7 @@ export interface ListedTool {
   inputSchema: { type: 'object'; properties?: Record<string, any>; required?: string[] };
   outputSchema?: { type: 'object'; properties?: Record<string, any> };
   annotations?: Record<string, unknown>;
+  _meta?: Record<string, any>;
 }
 
 /** A connected MCP client of either SDK. */
@@ -51,7 +52,7 @@ export interface TestClient {
   capabilities(): Record<string, unknown> | undefined;
   listResources(): Promise<{ resources: { uri: string; name: string; mimeType?: string }[] }>;
   listResourceTemplates(): Promise<{ resourceTemplates: { uriTemplate: string; name: string }[] }>;
-  readResource(params: { uri: string }): Promise<{ contents: { uri: string; mimeType?: string; text?: string }[] }>;
+  readResource(params: { uri: string }): Promise<{ contents: { uri: string; mimeType?: string; text?: string; _meta?: Record<string, any> }[] }>;
   listPrompts(): Promise<{ prompts: { name: string; title?: string; arguments?: { name: string; required?: boolean }[] }[] }>;
   getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<{ messages: { role: string; content: { type: string; text?: string } }[] }>;
   complete(params: CompleteParams): Promise<{ completion: { values: string[]; total?: number; hasMore?: boolean } }>;
@@ -81,8 +82,13 @@ export interface StdioTarget {
   cwd?: string;
 }
 
+/** The MCP Apps extension as a host that renders Apps declares it (SEP-1865 "Client<>Server Capability Negotiation"). */
+export const APPS_CAPABILITY = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
 /** Capabilities a test client may declare; `elicitation` gets an answering handler. */
 export interface ClientOptions {
+  /** Declare the MCP Apps extension ({@link APPS_CAPABILITY}), as a host that renders Apps does. */
+  apps?: boolean;
   /** Answer elicitation requests (form mode) with this function. */
   onElicit?: (params: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
 }
@@ -110,7 +116,7 @@ function wrap(kind: ClientKind, client: ClientV1 | ClientV2): TestClient {
 
 function clientOf(kind: ClientKind, options: ClientOptions): ClientV1 | ClientV2 {
   const info = { name: `pds-test-${kind.sdk}`, version: '1.0.0' };
-  const capabilities = options.onElicit ? { elicitation: { form: {} } } : {};
+  const capabilities = { ...(options.onElicit && { elicitation: { form: {} } }), ...(options.apps && APPS_CAPABILITY) };
   if (kind.sdk === 'v1') {
     const client = new ClientV1(info, { capabilities });
     if (options.onElicit) {

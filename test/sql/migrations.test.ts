@@ -16,6 +16,8 @@ const TABLES = [
   'tenant_members',
   'tenant_policies',
   'tenants',
+  'webhook_deliveries',
+  'webhooks',
   'workflow_arguments',
   'workflows',
 ];
@@ -34,6 +36,9 @@ const INDEXES = [
   'services_preview_expiry',
   'tenant_events_by_tenant',
   'tenant_members_by_user',
+  'webhook_deliveries_by_tenant',
+  'webhook_deliveries_due',
+  'webhooks_by_tenant',
   'workflows_by_service',
   'workflows_by_tenant_uid',
   'workflows_by_user',
