@@ -5,6 +5,7 @@
  */
 import type { AuditEntry, LogLine, ResourceUsage, Service, Status, TenantDetail, Tenant, WorkflowStep } from '../../core/model.js';
 
+/** The shared resource types (`core/model.ts`), as the API answers them. */
 export type { AuditEntry, LogLine, ResourceUsage, Service, Status, TenantDetail, Tenant, WorkflowStep };
 
 /** `GET /api/v1/tenants/{name}`'s answer. */
@@ -15,6 +16,10 @@ export interface TenantAnswer {
 
 /** An answer other than 2xx: the API's message, its code and, for a confirmation request, what it asks. */
 export class ApiError extends Error {
+  /**
+   * @param status the HTTP status; @param code `PDS-Error-Code` (e.g. `FORBIDDEN`); @param message the API's `error`;
+   * @param confirm a confirmation request's value, plan and expiry (`PDS-Confirm*` headers).
+   */
   constructor(
     readonly status: number,
     readonly code: string,
@@ -39,6 +44,7 @@ export const currentUser = (): string => user;
 /** Called when an answer says the session is gone (401): the app shows the sign-in page. */
 let onSignedOut: () => void = () => {};
 
+/** Remember the signed-in person (their CSRF token for state-changing calls) and what to do when the session ends. */
 export function setSession(session: Session | undefined, signedOut?: () => void): void {
   csrf = session?.csrfToken ?? '';
   user = session?.userId ?? '';

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, currentUser, get, query, send, type Approval } from '../api.js';
 import { Badge, Field, Link, Loading, Problem, Time, paths, useLoad } from '../ui.js';
 
+/** The approvals page (`/console/approvals`). */
 export function ApprovalsPage() {
   const [state, setState] = useState('pending');
   const { data, error, loading, reload } = useLoad(() => get<{ items: Approval[] }>(`/approvals${query({ state })}`), [state]);

@@ -8,6 +8,7 @@ import { Badge, Field, Link, Loading, Problem, Table, Time, paths, useLoad } fro
 
 const ALL = '';
 
+/** The audit page (`/console/audit`). */
 export function AuditPage() {
   const { data, error, loading } = useLoad(() => get<{ items: Omit<AuditEntry, 'message'>[] }>('/audit'), []);
   const [filter, setFilter] = useState({ tenant: ALL, operation: ALL, user: ALL, outcome: ALL });

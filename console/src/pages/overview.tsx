@@ -26,6 +26,7 @@ async function load(): Promise<{ rows: Row[]; tenants: string[] }> {
   return { rows, tenants: [...tenants].sort() };
 }
 
+/** The overview (`/`). */
 export function Overview() {
   const { data, error, loading } = useLoad(load, []);
   return (

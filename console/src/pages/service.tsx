@@ -41,6 +41,7 @@ async function load(team: string, app: string): Promise<Data> {
 
 const tagOf = (w: WorkflowItem) => w.parameters.git_tag ?? w.parameters.target_tag ?? w.parameters.image_tag;
 
+/** A service's page (`/console/services/{team}/{app}`). */
 export function ServicePage({ team, app }: { team: string; app: string }) {
   const { data, error, loading, reload } = useLoad(() => load(team, app), [team, app]);
   const [started, setStarted] = useState<string | undefined>();

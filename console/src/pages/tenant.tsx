@@ -36,6 +36,7 @@ interface Delivery {
 /** A read that a pds without the feature answers 404: `undefined` then, so the page says it is not there. */
 const optional = <T,>(p: Promise<T>): Promise<T | undefined> => p.catch((err: unknown) => (err instanceof ApiError && err.status === 404 ? undefined : Promise.reject(err)));
 
+/** A tenant's page (`/console/tenants/{name}`). */
 export function TenantPage({ name }: { name: string }) {
   const { data, error, loading } = useLoad(
     () =>

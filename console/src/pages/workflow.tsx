@@ -3,6 +3,7 @@ import { get, type WorkflowView } from '../api.js';
 import { LiveWorkflow, useLiveWorkflow } from '../live.js';
 import { Badge, Link, Loading, Problem, Time, paths, useLoad } from '../ui.js';
 
+/** A workflow's page (`/console/workflows/{name}`). */
 export function WorkflowPage({ name }: { name: string }) {
   const { data, error, loading } = useLoad(() => get<WorkflowView>(`/workflows/${name}`), [name]);
   return (
