@@ -87,6 +87,19 @@ async function journey(width: number, colorScheme: 'light' | 'dark', tag: string
     await page.getByText('alice', { exact: true }).first().waitFor({ timeout: UI_MS });
     await check('overview');
     if (width > 390) await screenshot(page, `${shots}-overview`);
+    if (width > 390) {
+      // A deploy started elsewhere while the overview is open: reloaded, the page shows it and, once its event stream
+      // says it settled, its outcome, without another reload.
+      const started = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', {
+        action: 'deploy', team_name: 'acme', component_name: 'web', dockerfile_repo: 'acme/web', git_tag: '0.2.1',
+      });
+      expect(started.status).toBe(200);
+      await page.reload();
+      const row = page.locator('tr', { has: page.getByRole('link', { name: 'acme/web' }) });
+      await row.getByRole('link', { name: 'deploy-service' }).waitFor({ timeout: UI_MS });
+      await row.locator('.badge', { hasText: 'succeeded' }).last().waitFor({ timeout: UI_MS });
+      await row.locator('code', { hasText: '0.2.1' }).waitFor({ timeout: UI_MS });
+    }
 
     // The service: status, history, and a deploy watched to the end through the event stream.
     await page.getByRole('link', { name: 'acme/web' }).first().click();

@@ -1,5 +1,6 @@
 /** Overview: the tenants and services the person may see, with sync and health, image tag, host and last workflow. */
-import { get, query, type Service, type Status, type WorkflowItem } from '../api.js';
+import { useEffect } from 'preact/hooks';
+import { followWorkflow, get, query, type Service, type Status, type WorkflowItem } from '../api.js';
 import { Badge, Link, Loading, Problem, Table, Time, paths, useLoad } from '../ui.js';
 
 interface Row {
@@ -28,7 +29,15 @@ async function load(): Promise<{ rows: Row[]; tenants: string[] }> {
 
 /** The overview (`/`). */
 export function Overview() {
-  const { data, error, loading } = useLoad(load, []);
+  const { data, error, loading, reload } = useLoad(load, []);
+  // A workflow still running shows its outcome when it settles: its event stream says when, then the page reads again.
+  const running = (data?.rows ?? []).map((r) => r.last).filter((w): w is WorkflowItem => !!w && (w.phase === 'submitted' || w.phase === 'running'));
+  const key = running.map((w) => w.name).join(' ');
+  useEffect(() => {
+    const stops = running.map((w) => followWorkflow(w.name, { step: () => {}, settled: reload }));
+    return () => stops.forEach((stop) => stop());
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
   return (
     <>
       <h1>Overview</h1>
