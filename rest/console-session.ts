@@ -220,6 +220,8 @@ export class ConsoleSessions {
       const kept = this.minted.get(session.key);
       if (kept && kept.exp - now() > RENEW_MARGIN) return kept.token;
       const token = await issueSelfToken(this.options.secret, this.options.baseUrl, { sub: session.userId, groups: [] }, CODE_TOKEN_TTL);
+      // Forget the expired ones of sessions nobody uses any more, so the map stays as large as the active sessions.
+      for (const [key, { exp }] of this.minted) if (exp <= now()) this.minted.delete(key);
       this.minted.set(session.key, { token, exp: now() + CODE_TOKEN_TTL });
       return token;
     }
