@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { USER_CLAIMS, type UserClaim } from './auth/external-jwt.js';
+import { GITHUB_ACTIONS_ISSUER } from './auth/github-actions.js';
 import { MIN_SECRET_CHARS } from './auth/self-issued.js';
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
 import { parseToolsets, type Toolset } from './tools/toolsets.js';
@@ -75,6 +76,7 @@ const Env = z.object({
   PDS_GITHUB_OAUTH_URL: url('https://github.com').default('https://github.com'),
   PDS_GITHUB_API_URL: url('https://api.github.com').default('https://api.github.com'),
   PDS_GITHUB_APP_SLUG: z.string().default('pds-platform'),
+  PDS_GITHUB_OIDC_ISSUER: url(GITHUB_ACTIONS_ISSUER).default(GITHUB_ACTIONS_ISSUER),
   PDS_DOMAIN: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS domain, e.g. "apps.example.com"')
@@ -164,6 +166,12 @@ export interface Config {
   };
   githubApiUrl: string;
   githubAppSlug: string;
+  /**
+   * `PDS_GITHUB_OIDC_ISSUER` (default `https://token.actions.githubusercontent.com`): the issuer of the GitHub Actions
+   * ID tokens CI exchanges for pds tokens (`auth/oauth/token-exchange.ts`); its key set is read through the outbound
+   * rule. Another value is for tests (a fake issuer) and GitHub Enterprise Server.
+   */
+  githubOidcIssuer: string;
   /** Service hosts are `<team>-<service>.<domain>`. */
   domain: string;
   /** Sandbox workflow step duration, milliseconds. */
@@ -263,6 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     githubApiUrl: e.PDS_GITHUB_API_URL,
     githubAppSlug: e.PDS_GITHUB_APP_SLUG,
+    githubOidcIssuer: e.PDS_GITHUB_OIDC_ISSUER,
     domain: e.PDS_DOMAIN,
     sandboxStepMs: e.PDS_SANDBOX_STEP_MS,
     sqliteBusyTimeoutMs: e.PDS_SQLITE_BUSY_TIMEOUT_MS,

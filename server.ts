@@ -23,6 +23,7 @@ import { wellKnownRouter } from './rest/well-known.js';
 import { createGitHubUserLookup } from './adapters/github/users.js';
 import { createOutboundFetch } from './adapters/outbound/fetch.js';
 import { lazyAuthorizationServer } from './auth/oauth/provider.js';
+import { createGitHubActionsVerifier } from './auth/github-actions.js';
 import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
 import type { SignInProvider } from './auth/oauth/upstream.js';
 import { providerPages } from './rest/oauth-pages.js';
@@ -182,15 +183,18 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     log.info({ workflow: run.name, operation: run.operation, phase: run.phase, seconds, message: run.message }, `workflow ${run.name} ${run.phase}`);
     void platform.audit.settle(run.name, run.phase, run.message).catch((err: unknown) => log.error({ err, workflow: run.name }, 'could not settle an audit entry'));
   });
+  // Client ID Metadata Documents and jwks_uri are URLs a caller chooses: they go through the outbound rule.
+  const outbound = overrides.oauthFetch ?? (createOutboundFetch({ allowPrivate: config.outboundAllowPrivate }) as typeof fetch);
   const oauth = lazyAuthorizationServer({
     baseUrl: config.baseUrl,
     secret,
     store: platform.oauth,
     trustProxy: config.trustProxy,
     pages: providerPages,
-    // Client ID Metadata Documents and jwks_uri are URLs a caller chooses: they go through the outbound rule.
-    fetch: overrides.oauthFetch ?? (createOutboundFetch({ allowPrivate: config.outboundAllowPrivate }) as typeof fetch),
+    fetch: outbound,
     log,
+    // The issuer's key set too: the issuer is configuration, but the rule costs nothing and covers a mistyped one.
+    githubActions: createGitHubActionsVerifier({ issuer: config.githubOidcIssuer, audience: config.baseUrl, fetch: outbound }),
   });
   const upstreams = await buildUpstreams(config, overrides.oauthFetch);
   // With sign-in configured the authorization server will be used: build it now, so a fault shows at start-up. Without,

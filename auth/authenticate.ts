@@ -13,7 +13,8 @@ import type { GitHubUserLookup } from '../core/ports.js';
 import type { Config } from '../config.js';
 import { createExternalJwtVerifier, type ExternalJwtVerifier } from './external-jwt.js';
 import { isPlatformAdmin, type Identity, type TokenKind } from './identity.js';
-import { isGitHubLogin, parseUserId, USER_ID_FORMS } from '../core/identity.js';
+import { githubActionsUserId, isGitHubActionsId, isGitHubLogin, parseUserId, USER_ID_FORMS } from '../core/identity.js';
+import type { GitHubActionsRun } from '../core/governance/ci.js';
 import { createPatVerifier, type PatVerifier } from './pat.js';
 import { DEFAULT_SCOPES, type Scope } from './scopes.js';
 import { authorizationServerOf } from './oauth/authorization-server-of.js';
@@ -147,12 +148,20 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
     } catch {
       throw refuse('token is malformed');
     }
-    let verified: { userId: string; groups: string[]; exp: number; kind: TokenKind; scopes?: Scope[] };
+    let verified: { userId: string; groups: string[]; exp: number; kind: TokenKind; scopes?: Scope[]; ci?: GitHubActionsRun };
     if (issuer === config.baseUrl) {
       const claims = await verifySelfToken(secret, config.baseUrl, token);
-      // A pds token stands for an identity of one of the other origins, so its subject follows that identity's grammar.
-      if (!parseUserId(claims.sub)) throw refuse(`token subject is not a user id: it must be ${USER_ID_FORMS}`);
-      verified = { userId: claims.sub, groups: claims.groups, exp: claims.exp, kind: 'self-issued', scopes: claims.scopes };
+      if (isGitHubActionsId(claims.sub) || claims.githubActions) {
+        // A CI token (auth/oauth/token-exchange.ts): its subject is the repository of the run it carries, nothing else.
+        if (!claims.githubActions || githubActionsUserId(claims.githubActions.repository) !== claims.sub) {
+          throw refuse('token subject is a GitHub Actions id without the verified run it stands for');
+        }
+        verified = { userId: claims.sub, groups: [], exp: claims.exp, kind: 'self-issued', scopes: claims.scopes, ci: claims.githubActions };
+      } else {
+        // A pds token stands for an identity of one of the other origins, so its subject follows that identity's grammar.
+        if (!parseUserId(claims.sub)) throw refuse(`token subject is not a user id: it must be ${USER_ID_FORMS}`);
+        verified = { userId: claims.sub, groups: claims.groups, exp: claims.exp, kind: 'self-issued', scopes: claims.scopes };
+      }
     } else if (external && issuer === external.issuer) {
       verified = { ...(await external.verify(token)), kind: 'external' };
     } else if (alg === 'HS256') {
@@ -166,7 +175,9 @@ export function createAuthenticator(config: Config, secret: Uint8Array, deps: Au
       // Refused before any key-set fetch: a forged issuer costs nothing.
       throw refuse(external ? 'token issuer is not trusted by this pds' : 'token issuer is not trusted: external identity-provider tokens are not configured on this pds');
     }
-    const id = identity(verified.userId, verified.groups, verified.kind, verified.scopes);
+    const id = verified.ci
+      ? { userId: verified.userId, groups: [], admin: false, tokenKind: verified.kind, ...(verified.scopes && { scopes: verified.scopes }), ci: verified.ci }
+      : identity(verified.userId, verified.groups, verified.kind, verified.scopes);
     jwts.set(token, { ok: true, value: id }, Math.min(JWT_CACHE_MS, verified.exp * 1000 - now()));
     return id;
   }

@@ -3,6 +3,7 @@
  * per-user limits (DESIGN.md "Identity and limits").
  */
 
+import type { GitHubActionsRun } from '../core/governance/ci.js';
 import type { Scope } from './scopes.js';
 
 /** How the caller proved who they are. */
@@ -22,6 +23,12 @@ export interface Identity {
    * claim (PAT, Dex, `pds token`), which narrows nothing: the roles alone decide.
    */
   scopes?: readonly Scope[];
+  /**
+   * The GitHub Actions run this caller is (a token pds exchanged for the run's OIDC ID token; `userId` is then
+   * `github-actions:<owner>/<repo>`, never a person, never an admin). It may only deploy services of that repository
+   * (`tools/ci.ts`).
+   */
+  ci?: GitHubActionsRun;
 }
 
 /** Admin if the user id is listed or any group is an admin group. */

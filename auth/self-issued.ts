@@ -5,8 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 import { Unauthenticated } from '../core/errors.js';
+import { GitHubActionsRun } from '../core/governance/ci.js';
 import { describeJoseError } from './jose-errors.js';
 import { scopesOf, type Scope } from './scopes.js';
 
@@ -21,10 +22,17 @@ export function pdsResources(baseUrl: string): [string, string] {
   return [baseUrl, `${baseUrl}/mcp`];
 }
 
+/** The private claim holding the GitHub Actions run a token was exchanged for (`auth/oauth/token-exchange.ts`). */
+export const GITHUB_ACTIONS_CLAIM = 'github_actions';
+
 /** Claims pds puts in its own tokens. */
 export interface SelfIssuedClaims {
   sub: string;
   groups: string[];
+  /** The verified GitHub Actions run, in a token exchanged for its ID token ({@link GITHUB_ACTIONS_CLAIM}). */
+  githubActions?: GitHubActionsRun;
+  /** OAuth scopes (space-separated), when the token is narrowed to them. */
+  scope?: string;
 }
 
 /** A verified self-issued token: its claims and expiry (epoch seconds). */
@@ -32,6 +40,8 @@ export interface VerifiedSelfToken extends SelfIssuedClaims {
   exp: number;
   /** The token's OAuth scopes (tokens of pds's authorization server); absent when it has no `scope` claim. */
   scopes?: Scope[];
+  /** The GitHub Actions run of a token exchanged for its ID token; absent otherwise. */
+  githubActions?: GitHubActionsRun;
 }
 
 /**
@@ -51,7 +61,11 @@ export async function issueSelfToken(
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > 365 * 24 * 3600) {
     throw new RangeError('ttl must be between 1 second and 365 days');
   }
-  return new SignJWT({ groups: claims.groups })
+  return new SignJWT({
+    groups: claims.groups,
+    ...(claims.githubActions && { [GITHUB_ACTIONS_CLAIM]: claims.githubActions }),
+    ...(claims.scope !== undefined && { scope: claims.scope }),
+  })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.sub)
     .setIssuer(issuer)
@@ -68,22 +82,27 @@ export async function issueSelfToken(
  * @throws Unauthenticated with `expired`, `bad signature` or `invalid` in the message (never the token itself).
  */
 export async function verifySelfToken(secret: Uint8Array, issuer: string, token: string): Promise<VerifiedSelfToken> {
+  let payload: JWTPayload;
   try {
-    const { payload } = await jwtVerify(token, secret, {
+    ({ payload } = await jwtVerify(token, secret, {
       algorithms: ['HS256'],
       issuer,
       audience: pdsResources(issuer),
       requiredClaims: ['exp', 'sub'],
-    });
-    const groups = Array.isArray(payload.groups) ? payload.groups.filter((g): g is string => typeof g === 'string') : [];
-    const scopes = scopesOf(payload.scope);
-    return { sub: payload.sub!, groups, exp: payload.exp!, ...(scopes && { scopes }) };
+    }));
   } catch (err) {
     throw new Unauthenticated(describeJoseError(err), {
       cause: err,
       challenge: 'Bearer realm="pds", error="invalid_token"',
     });
   }
+  const groups = Array.isArray(payload.groups) ? payload.groups.filter((g): g is string => typeof g === 'string') : [];
+  const scopes = scopesOf(payload.scope);
+  const run = payload[GITHUB_ACTIONS_CLAIM] === undefined ? undefined : GitHubActionsRun.safeParse(payload[GITHUB_ACTIONS_CLAIM]);
+  if (run && !run.success) {
+    throw new Unauthenticated(`token claim "${GITHUB_ACTIONS_CLAIM}" is malformed`, { challenge: 'Bearer realm="pds", error="invalid_token"' });
+  }
+  return { sub: payload.sub!, groups, exp: payload.exp!, ...(scopes && { scopes }), ...(run && { githubActions: run.data }) };
 }
 
 /** Fewest characters an HS256 secret may have, whether from `PDS_JWT_SECRET` or `<dataDir>/jwt-secret`. */

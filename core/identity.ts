@@ -9,8 +9,13 @@
  * | `oidc` | `oidc:<value>`, the value without `@`, `,` or control characters | the claim `PDS_OIDC_USER_CLAIM` names when it is not `email` |
  *
  * A self-issued token's `sub` must be one of these: it stands for that identity. Member and approver references use
- * the same grammar, plus a prefix for what is not a person: `group:<name>` (and, reserved for later, `role:` and
- * `github-actions:`); any other `<prefix>:` is refused rather than read as a user.
+ * the same grammar, plus a prefix for what is not a person: `group:<name>`, `role:` and `github-actions:`; any other
+ * `<prefix>:` is refused rather than read as a user.
+ *
+ * One more form names no person: `github-actions:<owner>/<repo>` ({@link githubActionsUserId}), the caller of a token
+ * pds issued in exchange for a GitHub Actions ID token (issue 20 item 6). It is never a user id ({@link parseUserId}
+ * refuses it: no member, approver or admin list can hold it), only the `userId` of that token's identity, which
+ * carries the verified run beside it.
  */
 import { z } from 'zod';
 
@@ -89,6 +94,25 @@ export function parseMemberReference(text: string): MemberReference | undefined 
   }
   const user = parseUserId(text);
   return user && { kind: 'user', user };
+}
+
+/** The prefix of a GitHub Actions workflow's caller id. */
+export const GITHUB_ACTIONS_PREFIX = 'github-actions:';
+/** `<owner>/<repo>` as GitHub names repositories (an owner is a login; `RepoFullName` of `core/model.ts`). */
+const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
+
+/**
+ * The caller id of a GitHub Actions workflow of `repository` (`<owner>/<repo>`), or `undefined` when that is no
+ * repository name.
+ * @example githubActionsUserId('acme/web') // 'github-actions:acme/web'
+ */
+export function githubActionsUserId(repository: string): string | undefined {
+  return REPOSITORY.test(repository) ? `${GITHUB_ACTIONS_PREFIX}${repository}` : undefined;
+}
+
+/** Whether `text` is a GitHub Actions caller id (`github-actions:<owner>/<repo>`). */
+export function isGitHubActionsId(text: string): boolean {
+  return text.startsWith(GITHUB_ACTIONS_PREFIX) && REPOSITORY.test(text.slice(GITHUB_ACTIONS_PREFIX.length));
 }
 
 /** What a user id may look like, for messages. */

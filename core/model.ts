@@ -179,5 +179,7 @@ export const Repository = z.object({
   registeredBy: z.string().optional().describe('Code-host login whose push access registered it'),
   registeredVia: z.string().optional().describe('How, e.g. "push-access:write"'),
   registeredAt: z.string().optional().describe('ISO 8601 UTC'),
+  id: z.string().optional().describe('The code host\'s id of the repository, e.g. "892543218": a re-created repository of the same name has another'),
+  ownerId: z.string().optional().describe('The code host\'s id of the repository\'s owner, e.g. "1342004"'),
 });
 export type Repository = z.infer<typeof Repository>;

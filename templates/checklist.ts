@@ -46,6 +46,8 @@ export interface ChecklistInput {
   notes: Note[];
   /** Paths of scaffolded files the repository already has. */
   existing: string[];
+  /** The deploy job authenticates with the run's GitHub Actions OIDC ID token instead of a PAT secret. */
+  oidc?: boolean;
 }
 
 /**
@@ -74,6 +76,13 @@ export function onboardingChecklist(c: ChecklistInput): ChecklistItem[] {
   if (c.existing.length) {
     items.push({ id: 'existing-files', text: `The repository already has ${c.existing.join(', ')}: compare before replacing; onboarding needs a Dockerfile at the root and a "deploy" job in ${WORKFLOW_PATH}.` });
   }
+  if (c.oidc) {
+    items.push({ id: 'commit', text: `Commit ${files} to main.` });
+    items.push({
+      id: 'ci-oidc',
+      text: `No secret: the deploy job exchanges its GitHub Actions OIDC ID token for a 10-minute pds token (permissions: id-token: write). Tenant ${c.team}'s policy accepts it ("ci": {"githubOidc": true}) for the refs it lists; the job may only deploy services built from ${repo}.`,
+    });
+  } else {
   items.push({
     id: 'commit',
     text: `Commit ${files} to main. Until the secret below exists the deploy job skips itself with a warning, so CI stays green.`,
@@ -82,6 +91,7 @@ export function onboardingChecklist(c: ChecklistInput): ChecklistItem[] {
     id: 'secret',
     text: 'Create a classic personal access token with scope read:user (https://github.com/settings/tokens/new?scopes=read:user) and store it as the repository secret PLATFORM_GITHUB_TOKEN (Settings > Secrets and variables > Actions, or "gh secret set PLATFORM_GITHUB_TOKEN"). The deploy job authenticates to pds with it.',
   });
+  }
   if (c.template === 'static') {
     items.push({ id: 'health-endpoint', text: `The image health check requests GET ${c.healthPath} on 127.0.0.1:8080; nginx answers it from the build output without authentication.` });
   } else {

@@ -25,4 +25,4 @@ export { BaseUrlParam, EntryParam, PatternParam, ScaffoldHealthCheckPath, Scaffo
 export { MANIFESTS, normalizePath } from './repo.js';
 export type { RepoSnapshot } from './repo.js';
 export { scaffold } from './scaffold.js';
-export type { ScaffoldFile, ScaffoldOptions, ScaffoldPlan } from './scaffold.js';
+export type { CiAuth, ScaffoldFile, ScaffoldOptions, ScaffoldPlan } from './scaffold.js';

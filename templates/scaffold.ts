@@ -52,7 +52,16 @@ export interface ScaffoldOptions {
   domain?: string;
   /** Name of the local directory, the last fallback for the component name. */
   directoryName?: string;
+  /**
+   * How the deploy job authenticates to pds (issue 20 item 6): `token` (default, `docs/api.md#ci-deploy-job`: a PAT in
+   * the secret PLATFORM_GITHUB_TOKEN) or `oidc` (the run's GitHub Actions OIDC ID token, exchanged at pds for a 10-minute token;
+   * no secret; for tenants whose policy has `ci.githubOidc`).
+   */
+  ciAuth?: CiAuth;
 }
+
+/** How a scaffolded deploy job authenticates: a PAT secret (`docs/api.md#ci-deploy-job`) or the run's OIDC ID token. */
+export type CiAuth = 'token' | 'oidc';
 
 /** One file to add. */
 export interface ScaffoldFile {
@@ -144,7 +153,9 @@ export function scaffold(options: ScaffoldOptions): ScaffoldPlan {
   const inspection = INSPECTORS[detection.template](repo, options.entry);
   const { view, entry } = inspection;
   const notes = [...inspection.notes, ...(route?.notes ?? [])];
-  const common = { ...view, port: info.port, healthPath, team, component };
+  const oidc = options.ciAuth === 'oidc';
+  // tokenEnv is one of two names of ours, never caller text.
+  const common = { ...view, port: info.port, healthPath, team, component, oidc, tokenEnv: oidc ? 'PDS_TOKEN' : 'PLATFORM_GITHUB_TOKEN' };
   // Values the workflow takes as YAML nodes (render.ts renderWorkflow), never as text.
   const inspected = view as { dependencies?: string[]; outputDir?: string };
   const workflowValues: Record<string, string> = {
@@ -172,8 +183,9 @@ export function scaffold(options: ScaffoldOptions): ScaffoldPlan {
       'node-setup': 'workflows/jobs/node-setup.yml.tmpl',
       'python-setup': 'workflows/jobs/python-setup.yml.tmpl',
       image: 'workflows/jobs/image.yml.tmpl',
-      env: 'workflows/steps/env.yml.tmpl',
-      gate: 'workflows/steps/gate.yml.tmpl',
+      env: oidc ? 'workflows/steps/env-oidc.yml.tmpl' : 'workflows/steps/env.yml.tmpl',
+      gate: oidc ? 'workflows/steps/gate-oidc.yml.tmpl' : 'workflows/steps/gate.yml.tmpl',
+      exchange: 'workflows/steps/exchange.sh.tmpl',
       'next-tag': 'workflows/steps/next-tag.yml.tmpl',
       'ref-tag': 'workflows/steps/ref-tag.yml.tmpl',
       deploy: 'workflows/steps/deploy.yml.tmpl',
@@ -212,6 +224,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldPlan {
       domain: options.domain,
       notes,
       existing: files.filter((f) => repo.has(f.path)).map((f) => f.path),
+      oidc,
     }),
   };
 }

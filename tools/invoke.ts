@@ -8,6 +8,7 @@ import { protectedResourceMetadataUrl } from '../core/names.js';
 import type { Platform } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import { authorize } from './access.js';
+import { authorizeCi, refuseCiTool } from './ci.js';
 import type { AnyStream, AnyTool, StreamEvent, ToolContext, ToolSettings, WriteLimiter } from './define.js';
 import type { Door } from '../core/operations/index.js';
 import { MCP_DOOR } from './door.js';
@@ -84,13 +85,16 @@ export async function invoke(tool: AnyTool, raw: unknown, identity: Identity, de
   if (tool.kind === 'write' && deps.config.readOnly) {
     throw new Forbidden(`${tool.name} changes the platform and this pds is read-only (PDS_READ_ONLY=true)`);
   }
+  if (identity.ci) refuseCiTool(tool, identity.ci);
   const input = parseInput(tool.input, raw);
   if (tool.dispatch) {
     const next = tool.dispatch(input);
     return invoke(next.tool, next.input, identity, deps, via);
   }
+  // A CI caller is no tenant member: its own rule (tools/ci.ts) stands in for the role check.
+  if (identity.ci) await authorizeCi(tool, input, { userId: identity.userId, ci: identity.ci }, deps.platform);
   requireScopes(tool, identity, protectedResourceMetadataUrl(deps.config.baseUrl));
-  await authorize(tool.access, input, identity, deps.platform.backend);
+  if (!identity.ci) await authorize(tool.access, input, identity, deps.platform.backend);
   if (tool.kind === 'write') await deps.writeLimiter?.consume(identity);
   const ctx: ToolContext = {
     identity,
@@ -124,6 +128,7 @@ export async function invokeStream(
   deps: InvokeDeps,
   via: CallVia & { signal: AbortSignal },
 ): Promise<AsyncIterable<StreamEvent>> {
+  if (identity.ci) throw new Forbidden(`${stream.name} is not for CI: a GitHub Actions token may only run deploy-service with action=deploy`);
   const input = parseInput(stream.input, raw);
   requireScopes(stream, identity, protectedResourceMetadataUrl(deps.config.baseUrl));
   await authorize(stream.access, input, identity, deps.platform.backend);

@@ -63,7 +63,7 @@ export type AppView = keyof typeof APP_VIEWS;
  */
 const VIEW_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
 
-/** Where the built views are: `console/mcp-apps/dist/` beside the sources, `dist/console/mcp-apps/dist/` in a build. */
+/** Where the built views are: the dist folder beside `console/mcp-apps/build.ts` in a checkout, and its copy under dist/console/mcp-apps in a build. */
 const VIEWS_DIR = new URL('../console/mcp-apps/dist/', import.meta.url);
 
 /** The view `tool` links, if any: workflows for what submits or reads one, the service view for its status. */

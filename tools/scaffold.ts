@@ -14,6 +14,7 @@ import {
   listTemplates as templateCatalogue,
   routeSourceCandidates,
   scaffold,
+  type CiAuth,
   type RepoSnapshot,
 } from '../templates/index.js';
 import { requireTenantAccess } from './access.js';
@@ -106,6 +107,21 @@ async function readRepository(repo: string, team: string, ctx: ToolContext): Pro
   return { paths: tree.paths, contents };
 }
 
+/**
+ * How the deploy job will authenticate (issue 20 item 6): with the run's GitHub Actions OIDC ID token when the tenant's
+ * policy enables `ci.githubOidc` and the caller may read that tenant; otherwise with the PAT secret of `docs/api.md#ci-deploy-job`.
+ */
+async function ciAuthOf(team: string, ctx: ToolContext): Promise<CiAuth> {
+  try {
+    await requireTenantAccess(ctx.platform.backend, ctx.identity, team, 'viewer');
+  } catch {
+    // Scaffolding is open to anyone signed in; a tenant the caller cannot read keeps the default job.
+    return 'token';
+  }
+  const ref = await ctx.platform.backend.getTenantRef(team);
+  return ref && (await ctx.platform.governance.policy(ref)).ci?.githubOidc ? 'oidc' : 'token';
+}
+
 /** `platform_scaffold_repository`, `POST /api/v1/scaffold`: the files, onboarding parameters and checklist for a repository. */
 export const scaffoldRepository = defineTool({
   name: 'platform_scaffold_repository',
@@ -116,7 +132,8 @@ export const scaffoldRepository = defineTool({
     'and returns every file onboarding needs, with full content: Dockerfile (small non-root image, tini, health ' +
     'check), .dockerignore and .github/workflows/ci.yml with the "deploy" job for the chosen trigger pattern. Also ' +
     'returns the parameters for platform_deploy_service (action=onboard: port, service_template, health_check_path) ' +
-    'and the checklist (PLATFORM_GITHUB_TOKEN secret, app access, unauthenticated health endpoint, first tag). Use ' +
+    'and the checklist (PLATFORM_GITHUB_TOKEN secret, app access, unauthenticated health endpoint, first tag); if the ' +
+    'tenant\'s policy has ci.githubOidc, the job uses the run\'s OIDC token instead (no secret). Use ' +
     'before onboarding a repository that has no Dockerfile or CI deploy job. Pass the file list (and manifest ' +
     'contents) or dockerfile_repo. Fails with the candidates when no template or several fit; pass template to ' +
     'choose. It does not commit, push or change anything: add the files to the repository yourself.',
@@ -144,6 +161,7 @@ export const scaffoldRepository = defineTool({
       entry: input.entry,
       dockerfileRepo: input.dockerfile_repo,
       domain: ctx.settings.domain,
+      ciAuth: await ciAuthOf(input.team_name, ctx),
     });
   },
 });

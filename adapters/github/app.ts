@@ -11,7 +11,8 @@
  *   registered only when GitHub says `login` may push to it (issue 17 item 2):
  *   `GET /repos/{owner}/{repo}/collaborators/{login}/permission` with the installation token, `user.permissions.push`
  *   (or the legacy `permission` `admin`/`write`), recorded as `push-access:<permission>`. Anything less is refused,
- *   so granting an organisation's repository to a tenant takes someone who can push to it, per tenant.
+ *   so granting an organisation's repository to a tenant takes someone who can push to it, per tenant. The
+ *   repository's `id` and `owner.id` are recorded with it (a CI token is matched on them, not on the name).
  * - `readTree`: the installation on the repository (`GET /repos/{owner}/{repo}/installation`), then its default
  *   branch, `GET /repos/{owner}/{repo}/git/trees/{ref}?recursive=1` and `GET …/contents/{path}` per file read.
  *
@@ -52,6 +53,8 @@ export function readPrivateKey(value: string | undefined, file: string | undefin
 }
 
 interface GitHubRepo {
+  id: number;
+  owner: { id: number };
   full_name: string;
   default_branch?: string;
   private: boolean;
@@ -80,12 +83,14 @@ export function githubAppCodeHost(options: GitHubAppOptions): CodeHost {
     return ref;
   }
 
+  // GitHub's ids, recorded so a CI token of a repository re-created under the name is told apart (issue 20 item 6).
   const toRepository = (r: GitHubRepo, installationId: number): Repository => ({
     fullName: r.full_name,
     defaultBranch: r.default_branch ?? 'main',
     private: r.private,
     url: r.html_url,
     installationId,
+    ...(typeof r.id === 'number' && typeof r.owner?.id === 'number' && { id: String(r.id), ownerId: String(r.owner.id) }),
   });
 
   async function installationOf(repo: string): Promise<number> {

@@ -22,6 +22,7 @@ import { githubAppCodeHost } from '../github/app.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
+import { governanceWithSyncWindows } from './app-projects.js';
 import { kubernetesBackend, type KubernetesBackend } from './backend.js';
 import { ArgoWorkflowEngine } from './engine.js';
 import { ClusterCache } from './informers.js';
@@ -142,7 +143,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     codeHost,
     once: records.once,
     oauth: records.oauth,
-    governance: records.governance,
+    // Freeze windows also reach the tenant's AppProject, so Argo CD holds automated syncs during them too.
+    governance: governanceWithSyncWindows(records.governance, { kc, argocdNamespace: options.argocdNamespace, log }),
     webhooks: webhooks.service,
     kubeconfig: kc,
     cache,

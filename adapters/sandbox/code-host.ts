@@ -8,7 +8,11 @@
  * repositories (`<login>/<repo>`, `push-access:owner`), and to an organisation `<org>`'s repositories when the tenant
  * named `<org>` has the login as `admin` or `member` (`push-access:org-member`) — the sandbox's stand-in for the
  * organisation's members. Viewers, other tenants' members and platform admins as such may not.
+ *
+ * Ids: the sandbox has no repositories to number, so a repository's id and its owner's are derived from their names
+ * ({@link sandboxRepositoryIds}): stable across restarts and tenants, as GitHub's are for one repository.
  */
+import { createHash } from 'node:crypto';
 import { InvalidParams, NotFound } from '../../core/errors.js';
 import { RepoFullName, type Repository } from '../../core/model.js';
 import type { CodeHost } from '../../core/ports.js';
@@ -33,6 +37,20 @@ async function pushAccess(store: Pick<Records, 'tenants'>, repo: string, login: 
   const org = await store.tenants.get(owner);
   const member = org?.members.find((m) => m.userId.toLowerCase() === who);
   return member && member.role !== 'viewer' ? 'push-access:org-member' : undefined;
+}
+
+/** A stable id for `name` (case-insensitive, as GitHub names are): decimal text of 48 bits of its SHA-256. */
+function stableId(name: string): string {
+  return String(createHash('sha256').update(name.toLowerCase()).digest().readUIntBE(0, 6));
+}
+
+/**
+ * The ids the sandbox gives `repo` (`<owner>/<repo>`) and its owner, what GitHub's `repository_id` and
+ * `repository_owner_id` are for a real one.
+ * @example sandboxRepositoryIds('acme/web') // { id: '…', ownerId: '…' }, the same every time
+ */
+export function sandboxRepositoryIds(repo: string): { id: string; ownerId: string } {
+  return { id: stableId(`repository:${repo}`), ownerId: stableId(`owner:${repo.split('/')[0]}`) };
 }
 
 /** Create the sandbox code host. */
@@ -73,6 +91,7 @@ export function sandboxCodeHost({ store, githubAppSlug, now }: CodeHostOptions):
             private: true,
             url: `https://github.com/${installation.repo}`,
             installationId: installation.id,
+            ...sandboxRepositoryIds(installation.repo),
             registeredBy: login,
             registeredVia: via,
             registeredAt: now().toISOString(),

@@ -328,6 +328,19 @@ function webhooks(engine: Engine): Migration {
   };
 }
 
+/**
+ * The code host's ids of a registered repository and of its owner (issue 20 item 6): names can be re-used, ids cannot,
+ * so a CI token of a repository re-created under a registered name is told apart. Rows from before stay null until
+ * the next sync of the tenant fills them.
+ */
+const repositoryIds: Migration = {
+  async up(db: Kysely<any>) {
+    for (const column of ['repository_id', 'owner_id']) {
+      await db.schema.alterTable('repositories').addColumn(column, 'text').execute();
+    }
+  },
+};
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
   return {
@@ -337,6 +350,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0004-repository-registrants': repositoryRegistrants,
     '0005-governance': governance(engine),
     '0007-webhooks': webhooks(engine),
+    '0009-repository-ids': repositoryIds,
   };
 }
 

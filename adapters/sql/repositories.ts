@@ -24,6 +24,8 @@ export class RepositoryStore {
       if (r.registered_by !== null) repo.registeredBy = r.registered_by;
       if (r.registered_via !== null) repo.registeredVia = r.registered_via;
       if (r.registered_at !== null) repo.registeredAt = r.registered_at;
+      if (r.repository_id !== null) repo.id = r.repository_id;
+      if (r.owner_id !== null) repo.ownerId = r.owner_id;
       return repo;
     });
   }
@@ -42,7 +44,8 @@ export class RepositoryStore {
   /**
    * Register repositories for the tenant, with who registered them and how (`registeredBy`, `registeredVia`,
    * `registeredAt`); those registered already are left as they are, except that a registration from before the
-   * push-access rule (no `registered_by`) takes the new one's registrant.
+   * push-access rule (no `registered_by`) takes the new one's registrant, and one without the code host's ids takes
+   * the new one's (never replacing ids already recorded: a repository re-created under the name is another one).
    * @returns the full names newly registered (or newly given a registrant), sorted.
    */
   async register(tenantUid: string, team: string, repositories: readonly Repository[]): Promise<string[]> {
@@ -63,6 +66,8 @@ export class RepositoryStore {
           private: repo.private ? 1 : 0,
           url: repo.url,
           installation_id: repo.installationId ?? null,
+          repository_id: repo.id ?? null,
+          owner_id: repo.ownerId ?? null,
           ...registrant,
         })
         .onConflict((oc) => {
@@ -73,6 +78,15 @@ export class RepositoryStore {
         })
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) added.push(repo.fullName);
+      if (repo.id !== undefined && repo.ownerId !== undefined) {
+        await this.db
+          .updateTable('repositories')
+          .set({ repository_id: repo.id, owner_id: repo.ownerId })
+          .where('tenant_uid', '=', tenantUid)
+          .where('full_name', '=', repo.fullName)
+          .where('repository_id', 'is', null)
+          .execute();
+      }
     }
     return added.sort();
   }

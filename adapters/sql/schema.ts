@@ -151,6 +151,10 @@ export interface RepositoriesTable {
   registered_via: string | null;
   /** ISO 8601 UTC. */
   registered_at: string | null;
+  /** The code host's id of the repository, decimal text (migration 0009); null for older registrations. */
+  repository_id: string | null;
+  /** The code host's id of the repository's owner, decimal text (migration 0009). */
+  owner_id: string | null;
 }
 
 /** A code-host app installation granted to a tenant for one repository. */

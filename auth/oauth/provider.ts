@@ -28,6 +28,8 @@ import { SCOPES } from '../scopes.js';
 import { storeAdapter } from './store-adapter.js';
 import { parseUserId } from '../../core/identity.js';
 import { CLIENT_IDLE_TTL, CLIENT_TOUCH_SLACK, registrationProblem } from './registration.js';
+import type { GitHubActionsVerifier } from '../github-actions.js';
+import { CI_CLIENT, registerTokenExchange } from './token-exchange.js';
 
 /** Access-token lifetime, seconds. */
 export const ACCESS_TOKEN_TTL = 600;
@@ -104,6 +106,8 @@ export interface AuthorizationServerOptions {
    */
   fetch: typeof fetch;
   log: Logger;
+  /** Verifies GitHub Actions ID tokens for the token exchange grant; without one the grant is not offered. */
+  githubActions?: GitHubActionsVerifier;
 }
 
 /** HTML oidc-provider asks for; each returns the page body. */
@@ -185,7 +189,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   };
   const configuration: Configuration = {
     adapter: storeAdapter(store) as unknown as Configuration['adapter'],
-    clients: [cli, consoleClient],
+    clients: options.githubActions ? [cli, consoleClient, CI_CLIENT] : [cli, consoleClient],
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], id_token_signed_response_alg: 'EdDSA' },
     enabledJWA: { idTokenSigningAlgValues: ['EdDSA'] },
     jwks: { keys: [idTokenKey(options.secret) as never] },
@@ -290,6 +294,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   };
   const provider = new Provider(baseUrl, configuration);
   provider.proxy = options.trustProxy;
+  if (options.githubActions) {
+    registerTokenExchange(provider, errors, { baseUrl, secret: options.secret, verifier: options.githubActions, ttlSeconds: ACCESS_TOKEN_TTL, log: options.log });
+  }
   // A registered client's use (a code issued, a token granted) keeps it for another CLIENT_IDLE_TTL.
   const used = (ctx: KoaContextWithOIDC) => {
     const clientId = ctx.oidc?.client?.clientId;

@@ -1,5 +1,5 @@
 /**
- * Builds the MCP App views (issue 21 item 4) into `console/mcp-apps/dist/`: one self-contained HTML file per view
+ * Builds the MCP App views (issue 21 item 4) into the dist folder beside this file (built output, not committed): one self-contained HTML file per view
  * (`workflow.html`, `service.html`), its script (Vite: Preact and `@modelcontextprotocol/ext-apps`, one IIFE) and
  * styles inlined, with a Content-Security-Policy that lets it load and connect to nothing — everything it reads comes
  * through its host. pds serves them as `ui://pds/workflow` and `ui://pds/service` (`tools/mcp-apps.ts`).

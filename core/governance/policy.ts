@@ -8,6 +8,7 @@
  * `promotion` are accepted and stored, not yet enforced (README "Governance").
  */
 import { parseMemberReference } from '../identity.js';
+import { CiPolicy } from './ci.js';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { TeamName } from '../model.js';
@@ -150,8 +151,9 @@ export const TenantPolicy = z
     approvals: ApprovalPolicy.optional(),
     freezeWindows: z.array(FreezeWindow).max(20).optional().describe('At most 20 windows'),
     promotion: PromotionPolicy.optional(),
+    ci: CiPolicy.optional(),
   })
-  .describe('A tenant\'s governance policy; {} means no approvals, no freezes, no promotion rule');
+  .describe('A tenant\'s governance policy; {} means no approvals, no freezes, no promotion rule, no CI OIDC tokens');
 export type TenantPolicy = z.output<typeof TenantPolicy>;
 
 /** A freeze window active at some instant, and when it ends. */

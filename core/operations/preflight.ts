@@ -234,7 +234,7 @@ const sameRepo = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
  * @returns the repository and the workflow that set it, or `undefined` when the trail says nothing (a service older
  *   than the trail's reach).
  */
-export async function serviceRepository(ctx: PreflightContext, team: string, service: string): Promise<{ repo: string; workflow: string } | undefined> {
+export async function serviceRepository(ctx: Pick<PreflightContext, 'backend' | 'audit'>, team: string, service: string): Promise<{ repo: string; workflow: string } | undefined> {
   const ref = await ctx.backend.getTenantRef(team);
   const entries = await ctx.audit.query({ visible: 'all', tenant: team, service, limit: DEPLOY_HISTORY_LIMIT });
   for (const e of entries) {

@@ -5,11 +5,13 @@
  * in PostgreSQL, repositories from the GitHub App (the wire-format GitHub fixture).
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { CustomObjectsApi } from '@kubernetes/client-node';
 import { silentLogger } from '../../core/logger.js';
 import { describeContract, REPO, TAGS } from '../contract/suite.js';
 import { startGitHubFixture } from '../fixtures/github-api.js';
+import { startGitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startTestServer } from '../helpers/server.js';
-import { startClusterHarness } from './platform.js';
+import { ARGOCD, startClusterHarness } from './platform.js';
 
 describeContract('kubernetes', async () => {
   const harness = await startClusterHarness({ [REPO]: TAGS });
@@ -25,12 +27,29 @@ describeContract('kubernetes', async () => {
     webhooks: { allowPrivate: true, backoffMs: 100 },
     githubApp: { appId: '4242', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), slug: 'pds-platform', apiUrl: github.url },
   });
-  const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds', PDS_OUTBOUND_ALLOW_PRIVATE: 'true' }, { platform });
+  const actions = await startGitHubActionsIssuer();
+  const pds = await startTestServer(
+    { PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds', PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true' },
+    { platform },
+  );
+  const objects = harness.admin.makeApiClient(CustomObjectsApi);
+  const project = (team: string) => ({ group: 'argoproj.io', version: 'v1alpha1', namespace: ARGOCD, plural: 'appprojects', name: team });
   return {
     pds,
+    actions,
+    appProject: {
+      async syncWindows(team) {
+        return ((await objects.getNamespacedCustomObject(project(team))) as { spec: { syncWindows?: unknown[] } }).spec.syncWindows ?? [];
+      },
+      async addSyncWindow(team, window) {
+        const windows = await this.syncWindows(team);
+        await objects.patchNamespacedCustomObject({ ...project(team), body: [{ op: 'add', path: '/spec/syncWindows', value: [...windows, window] }] });
+      },
+    },
     workflowSeconds: 90,
     async stop() {
       await pds.stop();
+      await actions.close();
       await github.close();
       await harness.stop();
     },

@@ -68,11 +68,12 @@ describe('the pds ServiceAccount (deploy/kubernetes/cluster/10-rbac-pds.yaml)', 
     expect(await status(() => objects.patchNamespacedCustomObject({ ...argo('pds-workflows', 'workflowtemplates'), name: 'deploy-service', body: [] }))).toBe(403);
   });
 
-  it('reads Applications but never writes them', async () => {
+  it('reads Applications but never writes them; patches AppProjects (sync windows) but never creates or deletes one', async () => {
     const objects = pds.makeApiClient(CustomObjectsApi);
     expect(await status(() => objects.listNamespacedCustomObject(argo('argocd', 'applications')))).toBe(200);
     expect(await status(() => objects.createNamespacedCustomObject({ ...argo('argocd', 'applications'), body: applicationObject }))).toBe(403);
     expect(await status(() => objects.createNamespacedCustomObject({ ...argo('argocd', 'appprojects'), body: { ...applicationObject, kind: 'AppProject' } }))).toBe(403);
+    expect(await status(() => objects.deleteNamespacedCustomObject({ ...argo('argocd', 'appprojects'), name: 'rbac-probe' }))).toBe(403);
   });
 
   it('reads tenants and services everywhere, and writes none of them', async () => {
@@ -120,7 +121,9 @@ describe('the pds ServiceAccount (deploy/kubernetes/cluster/10-rbac-pds.yaml)', 
     expect(await review('pds-workflows')).toEqual(
       [...reader, ...['create', 'get', 'list', 'watch', 'delete'].map((v) => `argoproj.io/workflows:${v}`), '/secrets:create', '/secrets:delete'].sort(),
     );
-    expect(await review('argocd')).toEqual([...reader, ...['get', 'list', 'watch'].map((v) => `argoproj.io/applications:${v}`)].sort());
+    expect(await review('argocd')).toEqual(
+      [...reader, ...['get', 'list', 'watch'].map((v) => `argoproj.io/applications:${v}`), 'argoproj.io/appprojects:get', 'argoproj.io/appprojects:patch'].sort(),
+    );
     expect(await review('pds')).toEqual([...reader, ...['get', 'create', 'update'].map((v) => `coordination.k8s.io/leases:${v}`)].sort());
   });
 });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_IDS, OPERATIONS } from '../../core/operations/index.js';
 import { CLIENTS, connectHttp, type TestClient } from '../helpers/mcp-clients.js';
 import { registerRepository, type TestServer } from '../helpers/server.js';
+import type { GitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 /** A started pds on one backend, with a tenant name and a repository it can build (tags 0.1.0, 0.1.1). */
@@ -17,6 +18,14 @@ export interface ContractTarget {
   pds: TestServer;
   /** Seconds a workflow may take here. */
   workflowSeconds: number;
+  /** The GitHub Actions OIDC issuer pds trusts (`PDS_GITHUB_OIDC_ISSUER`). */
+  actions: GitHubActionsIssuer;
+  /** The tenant's Argo CD AppProject, read and written as an operator would (Kubernetes only). */
+  appProject?: {
+    syncWindows(team: string): Promise<unknown[]>;
+    /** Add a sync window by hand, as someone with `argocd proj windows add` would. */
+    addSyncWindow(team: string, window: Record<string, unknown>): Promise<void>;
+  };
   stop(): Promise<void>;
 }
 
@@ -325,6 +334,72 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       } finally {
         await root.close();
       }
+    });
+
+    it('CI: an exchanged GitHub Actions OIDC token deploys its own repository and is refused for any other', async () => {
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { ci: { githubOidc: true, refs: ['refs/tags/*'] } })).status).toBe(200);
+      const registered = (await pds.api('alice', 'GET', `/api/v1/repos?team=${TEAM}`)).body.items.find((r: any) => r.fullName === REPO);
+      expect(registered).toMatchObject({ id: expect.stringMatching(/^\d+$/), ownerId: expect.stringMatching(/^\d+$/) });
+      const exchange = async (repository: { name: string; id: string; ownerId: string }, ref = 'refs/tags/0.1.1') => {
+        const res = await fetch(`${pds.url}/oauth/token`, {
+          method: 'POST',
+          headers: { accept: 'application/json' },
+          body: new URLSearchParams({
+            grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+            subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+            subject_token: await t.actions.idToken(pds.config.baseUrl, repository, { ref }),
+            client_id: 'pds-ci',
+          }),
+        });
+        const body = await res.json();
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        return body.access_token as string;
+      };
+      const as = async (token: string, method: string, path: string, body?: unknown) => {
+        const res = await fetch(pds.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        return { status: res.status, body: await res.json() };
+      };
+      const own = { name: REPO, id: registered.id, ownerId: registered.ownerId };
+      const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: '0.1.1' };
+      const execute = '/api/v1/operations/deploy-service/execute';
+      // Refused: a re-created repository of the same name (another id), a ref the policy does not list, any other call.
+      expect((await as(await exchange({ ...own, id: `${own.id}7` }), 'POST', execute, deploy)).status).toBe(403);
+      expect((await as(await exchange(own, 'refs/heads/dev'), 'POST', execute, deploy)).status).toBe(403);
+      const token = await exchange(own);
+      expect((await as(token, 'GET', `/api/v1/status/${TEAM}/web`)).status).toBe(403);
+      expect((await as(token, 'POST', '/api/v1/operations/rollback-service/execute', { team_name: TEAM, component_name: 'web', target_tag: '0.1.0' })).status).toBe(403);
+
+      const res = await as(token, 'POST', execute, deploy);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      workflows.push(res.body.workflowName);
+      const run = await poll('the CI deploy', t.workflowSeconds, async () => {
+        const w = await as(token, 'GET', `/api/v1/workflows/${res.body.workflowName}`);
+        expect(w.status).toBe(200);
+        return w.body.audit.status !== 'submitted' && w.body;
+      });
+      expect(run.audit).toMatchObject({ status: 'succeeded', userId: `github-actions:${REPO}`, parameters: { ...deploy, ci_run_url: expect.stringMatching(/^https:\/\/github\.com\/nova\/web\/actions\/runs\/\d+$/) } });
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe('0.1.1');
+      expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
+    });
+
+    it('freeze windows covering every operation that syncs reach the tenant\'s AppProject syncWindows, in step with the policy', async () => {
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      const weekend = { name: 'weekend', schedule: '0 18 * * 5', duration: '2d', timeZone: 'Europe/Berlin', operations: ['*'], reason: 'no one on call' };
+      const reviews = { name: 'reviews', schedule: '0 9 * * 1', duration: '1h', timeZone: 'UTC', operations: ['deploy-service'], reason: 'release review' };
+      const argo = (duration: string) => ({
+        kind: 'deny', schedule: '0 18 * * 5', duration, timeZone: 'Europe/Berlin', applications: ['*'], manualSync: true, description: 'pds freeze window "weekend": no one on call',
+      });
+      // A window someone added by hand stays; only pds's own follow the policy.
+      const theirs = { kind: 'allow', schedule: '0 2 * * *', duration: '1h', applications: ['nova-*'], description: 'night syncs' };
+      await t.appProject?.addSyncWindow(TEAM, theirs);
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [weekend, reviews] })).status).toBe(200);
+      // Only the window covering every syncing operation is Argo CD's too; the deploy-only one stays pds's.
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs, argo('48h')]);
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [{ ...weekend, duration: '63h' }] })).status).toBe(200);
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs, argo('63h')]);
+      expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs]);
     });
 
     it('webhooks: set by an admin (secret once), read by members without it, workflow.succeeded delivered signed (REST and MCP)', async () => {

@@ -87,6 +87,11 @@ describe('the GitHub App code host', () => {
       ['acme/web', 'alice', 'push-access:write'],
       ['alice/tools', 'alice', 'push-access:admin'],
     ]);
+    // GitHub's ids of each repository and its owner, which CI tokens are matched on (issue 20 item 6).
+    expect((await host.listRepositories('acme')).map((r) => [r.fullName, r.id, r.ownerId])).toEqual([
+      ['acme/web', String(100_000 + 'acme/web'.length), String(200_000 + 'acme'.length)],
+      ['alice/tools', String(100_000 + 'alice/tools'.length), String(200_000 + 'alice'.length)],
+    ]);
     // Idempotent, and per tenant identity: a tenant re-created under the name starts empty.
     expect((await host.syncRepositories('acme', 'alice')).added).toEqual([]);
     expect(await host.listRepositories('acme')).toHaveLength(2);

@@ -7,13 +7,15 @@ import { execute, ONBOARD, openSandbox, run, tempDir, waitFor } from './helpers.
 describe('sandboxes sharing one record store', () => {
   it("tell their onChange listeners of the steps and the outcome of a workflow the other one runs", async () => {
     const { databaseUrl } = await testLocation('postgres');
-    const a = await openSandbox(await tempDir(), { databaseUrl, stepMs: 40 });
+    // a's steps are slow and b polls often, so b (polling every 25 ms, its step time) reads several of a's steps however busy the machine is (with equal
+    // 40 ms steps and polls, b once read only the last step and the outcome under load).
+    const a = await openSandbox(await tempDir(), { databaseUrl, stepMs: 400 });
     await run(a, 'create-tenant', { team_name: 'acme' });
     const name = await execute(a, 'deploy-service', ONBOARD);
     await waitFor(async () => (await a.workflows.get(name))?.message.startsWith('step 3/'), 'a to be running it');
 
     // b starts while a holds the workflow's lease: a runs every step, b only reads.
-    const b = await openSandbox(await tempDir(), { databaseUrl, stepMs: 40 });
+    const b = await openSandbox(await tempDir(), { databaseUrl, stepMs: 25 });
     const seen: WorkflowRun[] = [];
     b.workflows.onChange((r) => seen.push(r));
     await waitFor(() => seen.some((r) => r.name === name && r.phase === 'succeeded'), 'b to hear of the outcome');

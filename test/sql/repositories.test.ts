@@ -34,6 +34,19 @@ describe.each(ENGINES)('repository registrations and installations on %s', (engi
     expect((await store.repositories.list(acme.uid)).map((r) => [r.fullName, r.registeredBy])).toEqual([['acme/old', 'bob'], ['acme/web', 'alice']]);
   });
 
+  it('keep the code host ids of a repository: a registration without them takes them, ids recorded are never replaced (issue 20 item 6)', async () => {
+    const store = await freshStore(engine);
+    const acme = await store.tenants.create(tenant('acme'));
+    const by = { registeredBy: 'alice', registeredVia: 'push-access:write', registeredAt: '2026-11-26T05:00:00.000Z' };
+    await store.repositories.register(acme.uid, 'acme', [{ ...repo('acme/web'), ...by }]);
+    expect((await store.repositories.list(acme.uid))[0]).not.toHaveProperty('id');
+    await store.repositories.register(acme.uid, 'acme', [{ ...repo('acme/web'), ...by, id: '892543218', ownerId: '1342004' }]);
+    expect((await store.repositories.list(acme.uid))[0]).toMatchObject({ id: '892543218', ownerId: '1342004' });
+    // The same name, re-created on the code host (another id), does not take over the registration.
+    await store.repositories.register(acme.uid, 'acme', [{ ...repo('acme/web'), ...by, id: '999', ownerId: '1342004' }]);
+    expect((await store.repositories.list(acme.uid))[0]).toMatchObject({ id: '892543218', ownerId: '1342004' });
+  });
+
   it('hand out installation ids from 1000, once per tenant and repository', async () => {
     const store = await freshStore(engine);
     const acme = await store.tenants.create(tenant('acme'));

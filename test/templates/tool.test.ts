@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { ToolContext, ToolDefinition } from '../../tools/define.js';
 import { MCP_DOOR } from '../../tools/door.js';
 
-function context(opts: { registered?: string[]; tree?: { paths: string[]; files: Record<string, string> }; member?: boolean } = {}) {
+function context(opts: { registered?: string[]; tree?: { paths: string[]; files: Record<string, string> }; member?: boolean; policy?: object } = {}) {
   const calls: unknown[] = [];
   const ctx = {
     identity: { userId: 'alice', admin: false },
@@ -14,9 +14,11 @@ function context(opts: { registered?: string[]; tree?: { paths: string[]; files:
     platform: {
       backend: {
         getTenant: async (team: string) => ({ name: team, members: opts.member === false ? [] : [{ userId: 'alice', role: 'viewer' }] }),
+        getTenantRef: async (team: string) => ({ name: team, uid: `uid-${team}` }),
         // A refusal suggests close tenant names from those the caller belongs to (issue 19 item 5).
         listTenants: async () => [],
       },
+      governance: { policy: async () => opts.policy ?? {} },
       codeHost: {
         listRepositories: async () => (opts.registered ?? []).map((fullName) => ({ fullName })),
         readTree: async (repo: string, o: { read?: string[] }) => {
@@ -37,6 +39,22 @@ async function call<I extends z.ZodObject, O extends z.ZodType>(tool: ToolDefini
 }
 
 describe('platform_scaffold_repository', () => {
+  it('writes the GitHub Actions OIDC deploy job (no secret) for a member of a tenant whose policy enables ci.githubOidc', async () => {
+    const input = { team_name: 'acme', component_name: 'web', files: ['package.json', 'server.js'] };
+    const ci = { ci: { githubOidc: true, refs: ['refs/heads/main'] } };
+    const job = async (c: ToolContext) => (await call(scaffoldRepository, input, c)).files.find((f) => f.path === '.github/workflows/ci.yml')!.content;
+    const oidc = await job(context({ policy: ci }).ctx);
+    expect(oidc).toContain('id-token: write');
+    expect(oidc).not.toContain('secrets.PLATFORM_GITHUB_TOKEN');
+    expect((await call(scaffoldRepository, input, context({ policy: ci }).ctx)).checklist.map((c) => c.id)).toContain('ci-oidc');
+    // The PAT job (docs/api.md#ci-deploy-job) stays the default: no opt-in, or a caller who cannot read the tenant.
+    for (const c of [context(), context({ policy: ci, member: false })]) {
+      const pat = await job(c.ctx);
+      expect(pat).toContain('secrets.PLATFORM_GITHUB_TOKEN');
+      expect(pat).not.toContain('id-token');
+    }
+  });
+
   it('is a read tool at POST /api/v1/scaffold', () => {
     expect(scaffoldRepository.name).toBe('platform_scaffold_repository');
     expect(scaffoldRepository.rest).toEqual({ method: 'POST', path: '/api/v1/scaffold' });

@@ -112,6 +112,8 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
   const override = await checkFreeze(contract, parameters, overrideReason, ctx);
   // The override is part of what was done: audited, and bound into a confirmation like any parameter.
   if (override) recorded.override_reason = override.reason;
+  // Beside the parameters (issue 20 item 6): which CI run deployed, since its caller id names only the repository.
+  if (ctx.identity.ci) recorded.ci_run_url = ctx.identity.ci.run_url;
   const binding = { userId: ctx.identity.userId, operation: contract.id, parameters: recorded };
   const summary = await contract.summarize(parameters, { domain: ctx.settings.domain, backend: ctx.platform.backend });
   if (contract.requiresConfirm) {

@@ -1,0 +1,84 @@
+/**
+ * Tenant policies on Kubernetes (issue 20 item 1): the record store keeps the policy (`adapters/sql/governance.ts`),
+ * and each change is also written to the tenant's Argo CD AppProject (named like the tenant, in `PDS_ARGOCD_NAMESPACE`;
+ * `deploy/workflows/create-tenant.yaml` makes it) as `spec.syncWindows`: the freeze windows that cover every operation
+ * that syncs ({@link argoSyncWindows}), kept in step with the policy and removed when it no longer has them. Sync
+ * windows pds did not write (their description does not start with {@link SYNC_WINDOW_MARK}) are kept.
+ *
+ * The write is a JSON Patch (RFC 6902) that first tests the AppProject's `resourceVersion`, so a window someone added
+ * meanwhile is never lost: on a conflict pds reads again and retries.
+ */
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { Upstream } from '../../core/errors.js';
+import { argoSyncWindows, SYNC_WINDOW_MARK } from '../../core/governance/sync-windows.js';
+import type { TenantPolicy } from '../../core/governance/policy.js';
+import type { Logger } from '../../core/logger.js';
+import type { GovernanceStore, TenantRef } from '../../core/ports.js';
+import { describe } from './informers.js';
+import { ARGO_GROUP, ARGO_VERSION } from './objects.js';
+
+/** Reads and patches before giving up on concurrent writers. */
+const ATTEMPTS = 3;
+
+interface AppProject {
+  metadata?: { resourceVersion?: string };
+  spec?: { syncWindows?: Array<{ description?: string } & Record<string, unknown>> };
+}
+
+export interface SyncWindowOptions {
+  kc: KubeConfig;
+  argocdNamespace: string;
+  log: Logger;
+}
+
+/**
+ * `inner` with `setPolicy` also writing the tenant's AppProject sync windows (see the module comment).
+ * @throws (from `setPolicy`) Upstream when the AppProject cannot be read or patched: the policy is saved and enforced
+ *   by pds; setting it again retries the AppProject. A tenant without an AppProject is logged and skipped.
+ */
+export function governanceWithSyncWindows(inner: GovernanceStore, options: SyncWindowOptions): GovernanceStore {
+  const custom = options.kc.makeApiClient(CustomObjectsApi);
+  const project = (name: string) => ({ group: ARGO_GROUP, version: ARGO_VERSION, namespace: options.argocdNamespace, plural: 'appprojects', name });
+
+  async function writeSyncWindows(tenant: TenantRef, policy: TenantPolicy): Promise<void> {
+    const ours = argoSyncWindows(policy);
+    for (let attempt = 1; ; attempt++) {
+      let current: AppProject;
+      try {
+        current = (await custom.getNamespacedCustomObject(project(tenant.name))) as AppProject;
+      } catch (err) {
+        if ((err as { code?: number }).code === 404) {
+          options.log.warn({ tenant: tenant.name }, 'tenant has no Argo CD AppProject; its freeze windows are enforced by pds only');
+          return;
+        }
+        throw new Upstream(`the policy of ${tenant.name} is saved, but its Argo CD AppProject could not be read (${describe(err)}); set the policy again to retry`, { cause: err });
+      }
+      const existing = current.spec?.syncWindows ?? [];
+      const theirs = existing.filter((w) => !w.description?.startsWith(SYNC_WINDOW_MARK));
+      const wanted = [...theirs, ...ours];
+      if (JSON.stringify(wanted) === JSON.stringify(existing)) return;
+      const patch = [
+        { op: 'test', path: '/metadata/resourceVersion', value: current.metadata?.resourceVersion },
+        { op: 'add', path: '/spec/syncWindows', value: wanted },
+      ];
+      try {
+        await custom.patchNamespacedCustomObject({ ...project(tenant.name), body: patch });
+        return;
+      } catch (err) {
+        const code = (err as { code?: number }).code;
+        // A failed test (someone wrote the AppProject in between) is a 422 or a 409: read again.
+        if ((code === 409 || code === 422) && attempt < ATTEMPTS) continue;
+        throw new Upstream(`the policy of ${tenant.name} is saved, but its Argo CD AppProject could not be updated (${describe(err)}); set the policy again to retry`, { cause: err });
+      }
+    }
+  }
+
+  // Everything but setPolicy is the inner store's, including what later issues add to the port.
+  const store = Object.create(inner) as GovernanceStore;
+  store.setPolicy = async (tenant, policy, by) => {
+    const event = await inner.setPolicy(tenant, policy, by);
+    await writeSyncWindows(tenant, policy);
+    return event;
+  };
+  return store;
+}
