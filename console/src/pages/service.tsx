@@ -4,8 +4,8 @@
  * with their expiry, and logs with follow.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, currentUser, execute, get, query, type LogLine, type Service, type Status, type TenantAnswer, type WorkflowItem } from '../api.js';
-import { LiveWorkflow, useLiveWorkflow } from '../live.js';
+import { ApiError, currentUser, execute, get, query, type LogLine, type Service, type Status, type TenantAnswer, type WorkflowItem, type WorkflowView } from '../api.js';
+import { LiveWorkflow, useLiveWorkflow, type LiveState } from '../live.js';
 import { Badge, Confirm, Field, Link, Loading, Problem, Table, Time, duration, navigate, paths, useLoad } from '../ui.js';
 
 interface Data {
@@ -111,12 +111,12 @@ function StatusPanel({ data }: { data: Data }) {
 }
 
 function Running({ name, onSettled }: { name: string; onSettled: () => void }) {
-  const { data } = useLoad(() => get<{ phase: string; settled: boolean; steps: never[] }>(`/workflows/${name}`), [name]);
+  const { data } = useLoad(() => get<WorkflowView>(`/workflows/${name}`), [name]);
   if (!data) return null;
-  return <RunningLive name={name} initial={{ phase: data.phase, steps: data.steps, settled: data.settled }} onSettled={onSettled} />;
+  return <RunningLive name={name} initial={{ phase: data.phase, steps: data.steps, settled: data.settled, failedStep: data.failedStep, host: data.host }} onSettled={onSettled} />;
 }
 
-function RunningLive({ name, initial, onSettled }: { name: string; initial: { phase: string; steps: never[]; settled: boolean }; onSettled: () => void }) {
+function RunningLive({ name, initial, onSettled }: { name: string; initial: LiveState; onSettled: () => void }) {
   const state = useLiveWorkflow(name, initial, onSettled);
   return (
     <section aria-labelledby="running-h" class="panel">
