@@ -82,6 +82,9 @@ const Env = z.object({
     .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS domain, e.g. "apps.example.com"')
     .default('apps.localhost'),
   PDS_SANDBOX_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
+  PDS_SANDBOX_UNHEALTHY_TAGS: csv.pipe(z.array(z.string().regex(/^\d+\.\d+\.\d+$/, 'must be SemVer tags separated by commas, e.g. "1.3.0,1.4.2"'))),
+  PDS_SANDBOX_PAUSE_SCALE: z.coerce.number().min(0).max(1).default(1),
+  PDS_PROMETHEUS_URL: url('http://prometheus.monitoring:9090').optional(),
   PDS_SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   PDS_TOKEN: z.string().optional(),
   PDS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -214,6 +217,15 @@ export interface Config {
   /** `PDS_LOKI_URL`: service logs from Loki `query_range` instead of the pods (kubernetes backend). */
   lokiUrl?: string;
   /**
+   * `PDS_PROMETHEUS_URL`: canary and blue-green analysis asks this Prometheus for each service's error rate (sandbox:
+   * through the outbound rule; Kubernetes: the AnalysisTemplate's provider address).
+   */
+  prometheusUrl?: string;
+  /** `PDS_SANDBOX_UNHEALTHY_TAGS`: sandbox releases of these tags fail their analysis (issue 22). */
+  sandboxUnhealthyTags: string[];
+  /** `PDS_SANDBOX_PAUSE_SCALE` (0-1, default 1): sandbox rollout pauses last this fraction of what they say. */
+  sandboxPauseScale: number;
+  /**
    * The GitHub App (kubernetes backend): `PDS_GITHUB_APP_ID` with `PDS_GITHUB_APP_PRIVATE_KEY` (PEM) or
    * `PDS_GITHUB_APP_PRIVATE_KEY_FILE` (read at start-up); absent when not configured.
    */
@@ -274,6 +286,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     githubOidcIssuer: e.PDS_GITHUB_OIDC_ISSUER,
     domain: e.PDS_DOMAIN,
     sandboxStepMs: e.PDS_SANDBOX_STEP_MS,
+    sandboxUnhealthyTags: e.PDS_SANDBOX_UNHEALTHY_TAGS,
+    sandboxPauseScale: e.PDS_SANDBOX_PAUSE_SCALE,
+    prometheusUrl: e.PDS_PROMETHEUS_URL,
     sqliteBusyTimeoutMs: e.PDS_SQLITE_BUSY_TIMEOUT_MS,
     token: e.PDS_TOKEN,
     logLevel: e.PDS_LOG_LEVEL,

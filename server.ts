@@ -22,6 +22,7 @@ import { createRouteLimit, createWriteLimiter } from './rest/ratelimit.js';
 import { wellKnownRouter } from './rest/well-known.js';
 import { createGitHubUserLookup } from './adapters/github/users.js';
 import { createOutboundFetch } from './adapters/outbound/fetch.js';
+import { prometheusErrorRate } from './adapters/prometheus/error-rate.js';
 import { lazyAuthorizationServer } from './auth/oauth/provider.js';
 import { createGitHubActionsVerifier } from './auth/github-actions.js';
 import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
@@ -132,6 +133,16 @@ export async function buildPlatform(config: Config, log: Logger = silentLogger, 
       domain: config.domain,
       stepMs: config.sandboxStepMs,
       busyTimeoutMs: config.sqliteBusyTimeoutMs,
+      rollout: {
+        pauseScale: config.sandboxPauseScale,
+        unhealthyTags: config.sandboxUnhealthyTags,
+        ...(config.prometheusUrl && {
+          errorRate: prometheusErrorRate({
+            url: config.prometheusUrl,
+            fetch: createOutboundFetch({ allowPrivate: config.outboundAllowPrivate }) as (url: string) => Promise<Response>,
+          }),
+        }),
+      },
       githubAppSlug: config.githubAppSlug,
       webhooks,
     });

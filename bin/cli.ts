@@ -29,6 +29,7 @@ import { previewCommand, previewsCommand } from './commands/preview.js';
 import { reposCommand } from './commands/repos.js';
 import { retireCommand } from './commands/retire.js';
 import { rollbackCommand } from './commands/rollback.js';
+import { rolloutsCommand } from './commands/rollouts.js';
 import { servicesCommand } from './commands/services.js';
 import { statusCommand } from './commands/status.js';
 import { tenantsCommand } from './commands/tenants.js';
@@ -51,6 +52,7 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
   logsCommand,
   deployCommand,
   rollbackCommand,
+  rolloutsCommand,
   previewsCommand,
   previewCommand,
   retireCommand,

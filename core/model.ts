@@ -4,6 +4,7 @@
  * exactly as `docs/api.md` writes them.
  */
 import { z } from 'zod';
+import { RolloutView } from './rollouts.js';
 
 /** A DNS-1123 label: lowercase letters, digits and `-`, starting with a letter, ending alphanumeric. */
 const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -112,6 +113,7 @@ export const Status = z.object({
     message: z.string(),
   }),
   service: Service.pick({ team: true, name: true, imageTag: true, host: true }),
+  rollout: RolloutView.optional().describe('Beside the contract\'s fields: the current or last canary or blue-green release'),
 });
 export type Status = z.infer<typeof Status>;
 

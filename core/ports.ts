@@ -17,6 +17,7 @@ import type {
   WorkflowStep,
 } from './model.js';
 import type { TenantEvent, TenantEventBody } from './governance/events.js';
+import type { RolloutView } from './rollouts.js';
 import type { TenantPolicy } from './governance/policy.js';
 import type { Webhook, WebhookDelivery, WebhookInput } from './governance/webhooks.js';
 
@@ -320,6 +321,25 @@ export interface WebhookService {
   deliveries(tenant: TenantRef, limit: number): Promise<WebhookDelivery[]>;
 }
 
+/**
+ * Promote or abort, by hand, the canary or blue-green release a service is going through (issue 22): the sandbox
+ * leaves the command for its rollout step; Kubernetes patches the Argo Rollouts `Rollout` as `kubectl argo rollouts
+ * promote --full` / `abort` do.
+ */
+export interface RolloutControl {
+  /**
+   * Skip the remaining pauses (and analyses) of the release in progress: it goes to 100% now.
+   * @returns the release as it was when the promote was handed over.
+   * @throws NotFound `service not found: <team>/<app>`; Conflict when no canary or blue-green release is in progress.
+   */
+  promote(team: string, app: string, userId: string): Promise<RolloutView>;
+  /**
+   * Abort the release in progress: all traffic back on the stable tag, the deploy workflow fails with "aborted by <user>".
+   * @throws as {@link promote}.
+   */
+  abort(team: string, app: string, userId: string): Promise<RolloutView>;
+}
+
 /** Everything the tools need from the outside world, assembled by the composition root. */
 export interface Platform {
   /** `sandbox` or `kubernetes`; shown in notes so callers know what they are talking to. */
@@ -333,6 +353,8 @@ export interface Platform {
   readonly governance: GovernanceStore;
   /** Tenant webhooks and their deliveries (issue 20). */
   readonly webhooks: WebhookService;
+  /** Promote and abort of canary and blue-green releases by hand (issue 22). */
+  readonly rollouts: RolloutControl;
   /** The OAuth authorization server's state (not used by tools; the composition root hands it to `auth/oauth/`). */
   readonly oauth: OAuthStore;
   /**

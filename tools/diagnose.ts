@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { NotFound, PlatformError } from '../core/errors.js';
 import { AuditEntry, LogLine, ServiceName, Status, TeamName, type Service } from '../core/model.js';
+import { RolloutView } from '../core/rollouts.js';
 import type { Door, NextCall } from '../core/operations/index.js';
 import { previewOperations } from '../core/operations/preview-operations.js';
 import type { Platform } from '../core/ports.js';
@@ -39,7 +40,7 @@ export function probeOutcome(line: string): { path?: string; code?: string; fail
 }
 
 const Finding = z.object({
-  area: z.enum(['status', 'workflow', 'logs', 'quota', 'probe']),
+  area: z.enum(['status', 'workflow', 'rollout', 'logs', 'quota', 'probe']),
   severity: z.enum(['ok', 'info', 'warning', 'error']).describe('info: about something beside the service (its previews); never changes the verdict'),
   message: z.string(),
 });
@@ -53,6 +54,7 @@ export const Diagnosis = z.object({
   findings: z.array(Finding),
   nextActions: z.array(z.string()).describe('Calls that act on the findings, in the words of the caller\'s door'),
   status: Status.shape.argocd.optional(),
+  rollout: RolloutView.optional().describe('The current or last canary or blue-green release'),
   /** The service's own last workflow; its previews' workflows are findings of severity info. */
   lastWorkflow: AuditEntry.pick({ workflowName: true, operation: true, status: true, timestamp: true, message: true, parameters: true })
     .extend({ failedStep: z.string().optional().describe('Name of the step that failed') })
@@ -98,8 +100,11 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
 
   // GitOps status.
   let status: Diagnosis['status'];
+  let rollout: RolloutView | undefined;
   try {
-    status = (await platform.backend.status(team, app)).argocd;
+    const read = await platform.backend.status(team, app);
+    status = read.argocd;
+    rollout = read.rollout;
     const { syncStatus, healthStatus, message } = status;
     const detail = message ? ` (${message})` : '';
     if (healthStatus === 'Healthy' && syncStatus === 'Synced') {
@@ -135,7 +140,17 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
       ...(failedStep && { failedStep }),
     };
     const what = `${last.operation}${last.parameters.action ? ` (${last.parameters.action})` : ''} ${last.workflowName}`;
-    if (lastWorkflow.status === 'failed') {
+    const rolledBack = rollout?.phase === 'Aborted' && rollout.workflowName === last.workflowName;
+    if (lastWorkflow.status === 'failed' && rolledBack) {
+      // The release failed but protected the service: it serves the stable tag. A warning, not a failing service.
+      findings.push({
+        area: 'rollout',
+        severity: 'warning',
+        message: `the ${rollout!.strategy} release of ${rollout!.canaryTag} was rolled back (${message}); ${rollout!.stableTag} serves all traffic. ` +
+          `Fix ${rollout!.canaryTag} and deploy a new tag`,
+      });
+      act({ tool: 'platform_get_workflow', arguments: { name: last.workflowName } });
+    } else if (lastWorkflow.status === 'failed') {
       const at = failedStep ? ` at step "${failedStep}"` : '';
       findings.push({ area: 'workflow', severity: 'error', message: `last workflow ${what} failed${at}: ${message}` });
       act({ tool: 'platform_get_workflow', arguments: { name: last.workflowName } });
@@ -144,6 +159,16 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
       if (good && deployedTag(last) && status && status.healthStatus !== 'Healthy') {
         act({ tool: 'platform_rollback_service', arguments: { team_name: team, component_name: app, target_tag: deployedTag(good)! } });
       }
+    } else if (lastWorkflow.status === 'submitted' && rollout?.workflowName === last.workflowName && (rollout.phase === 'Paused' || rollout.phase === 'Progressing')) {
+      findings.push({
+        area: 'rollout',
+        severity: 'info',
+        message: `${rollout.strategy} release of ${rollout.canaryTag} in progress: ${rollout.canaryWeight}% of traffic (step ${rollout.step}/${rollout.steps}), ` +
+          `${rollout.stableTag || 'nothing'} serves the rest${rollout.pausedUntil ? `; paused until ${rollout.pausedUntil}` : ''}`,
+      });
+      act({ tool: 'platform_get_workflow', arguments: { name: last.workflowName, wait_seconds: 45 } });
+      act({ tool: 'platform_promote_rollout', arguments: { team, app } });
+      act({ tool: 'platform_abort_rollout', arguments: { team, app } });
     } else if (lastWorkflow.status === 'submitted') {
       findings.push({ area: 'workflow', severity: 'warning', message: `workflow ${what} is still running: ${message}` });
       act({ tool: 'platform_get_workflow', arguments: { name: last.workflowName } });
@@ -247,7 +272,7 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
     : `${team}/${app} is healthy: ${service.imageTag ? `${service.imageTag} runs` : 'nothing deployed yet'} at https://${service.host}`;
   const seen = new Set<string>();
   const nextActions = actions.map((call) => door.name(call)).filter((text) => !seen.has(text) && seen.add(text));
-  return { team, app, verdict, summary, findings, nextActions, status, lastWorkflow, errorLines, quota };
+  return { team, app, verdict, summary, findings, nextActions, status, ...(rollout && { rollout }), lastWorkflow, errorLines, quota };
 }
 
 const PREVIEW_OPERATIONS: ReadonlySet<string> = new Set(Object.keys(previewOperations));
@@ -267,8 +292,8 @@ export const diagnoseService = defineTool({
   name: 'platform_diagnose_service',
   title: 'Diagnose a service',
   description:
-    'What is wrong with a service, in one read: sync and health, the last workflow\'s failed step, recent error log ' +
-    'lines, quota pressure, probe-path mismatches; findings, a verdict and the next calls. Use first when a service ' +
+    'What is wrong with a service, in one read: sync and health, the last workflow\'s failed step, a canary rolled ' +
+    'back and why, recent error log lines, quota pressure, probe-path mismatches; findings, a verdict and the next calls. Use first when a service ' +
     'is unhealthy or a deploy failed. Changes nothing.',
   input: z.object({ team: TeamName.describe('Tenant, e.g. "acme"'), app: ServiceName.describe('Service, e.g. "web"') }),
   output: Diagnosis,

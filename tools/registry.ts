@@ -10,6 +10,7 @@ import { logTools } from './logs.js';
 import { operationsTools } from './operations/index.js';
 import { repoTools } from './repos.js';
 import { resourceTools } from './resources.js';
+import { rolloutTools } from './rollouts.js';
 import { scaffoldTools } from './scaffold.js';
 import { serviceTools } from './services.js';
 import { tenantTools } from './tenants.js';
@@ -27,6 +28,7 @@ export const allTools: readonly AnyTool[] = [
   ...diagnoseTools,
   ...repoTools,
   ...operationsTools,
+  ...rolloutTools,
   ...scaffoldTools,
 ];
 

@@ -14,6 +14,7 @@ import type { V1Deployment, V1Namespace } from '@kubernetes/client-node';
 import { NotFound } from '../../core/errors.js';
 import { HealthStatus, SyncStatus, type LogLine, type Member, type MemberRole, type ResourceUsage, type Service, type Status, type Tenant } from '../../core/model.js';
 import { applicationName } from '../../core/names.js';
+import type { RolloutView } from '../../core/rollouts.js';
 import type { PlatformBackend, TenantRef } from '../../core/ports.js';
 import type { ClusterCache } from './informers.js';
 import { ANNOTATION, LABEL, QUOTA_NAME, type Application } from './objects.js';
@@ -34,12 +35,17 @@ export interface KubernetesBackendOptions {
   cache: ClusterCache;
   argocdNamespace: string;
   logs: LogSource;
+  /**
+   * The canary or blue-green release of a service, from its Argo Rollouts `Rollout` (`rollouts.ts`); `undefined` for a
+   * rolling service. Absent: status carries no `rollout`.
+   */
+  rollout?: (team: string, app: string) => Promise<RolloutView | undefined>;
 }
 
 const ROLES: readonly MemberRole[] = ['admin', 'member', 'viewer'];
 
 /** Create the backend over warm (or warming) caches; reads wait for the first list of every cache. */
-export function kubernetesBackend({ cache, argocdNamespace, logs }: KubernetesBackendOptions): KubernetesBackend {
+export function kubernetesBackend({ cache, argocdNamespace, logs, rollout: rolloutOf }: KubernetesBackendOptions): KubernetesBackend {
   const live = (ns: V1Namespace | undefined) => (ns && !ns.metadata?.deletionTimestamp && ns.metadata?.labels?.[LABEL.tenant] !== undefined ? ns : undefined);
   const namespaceOf = (name: string) => live(cache.namespaces.get(name));
 
@@ -140,6 +146,7 @@ export function kubernetesBackend({ cache, argocdNamespace, logs }: KubernetesBa
       const health = HealthStatus.safeParse(s.health?.status);
       const message =
         s.health?.message || s.conditions?.map((c) => c.message).filter(Boolean).join('; ') || s.operationState?.message || '';
+      const rollout = await rolloutOf?.(team, app);
       return {
         argocd: {
           name: applicationName(team, app),
@@ -148,6 +155,7 @@ export function kubernetesBackend({ cache, argocdNamespace, logs }: KubernetesBa
           message,
         },
         service: { team, name: app, imageTag: service.imageTag, host: service.host },
+        ...(rollout && { rollout }),
       };
     },
 

@@ -19,6 +19,7 @@ import { RepoFullName } from '../../core/model.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
 import { githubAppCodeHost } from '../github/app.js';
+import { kubernetesRollouts, readRollout, rolloutView } from './rollouts.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
@@ -101,7 +102,15 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     throw err;
   }
   const logs = options.lokiUrl ? lokiLogSource({ url: options.lokiUrl, fetch: options.fetch }) : podLogSource(kc);
-  const backend = kubernetesBackend({ cache, argocdNamespace: options.argocdNamespace, logs });
+  const backend = kubernetesBackend({
+    cache,
+    argocdNamespace: options.argocdNamespace,
+    logs,
+    rollout: async (team, app) => {
+      const found = await readRollout(kc, team, app);
+      return found && rolloutView(found);
+    },
+  });
   const tenantRef = (team: string) => backend.getTenantRef(team);
   const engine = new ArgoWorkflowEngine({
     kc,
@@ -145,6 +154,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     oauth: records.oauth,
     // Freeze windows also reach the tenant's AppProject, so Argo CD holds automated syncs during them too.
     governance: governanceWithSyncWindows(records.governance, { kc, argocdNamespace: options.argocdNamespace, log }),
+    rollouts: kubernetesRollouts(kc, async (team, app) => (await backend.getService(team, app)) !== undefined),
     webhooks: webhooks.service,
     kubeconfig: kc,
     cache,

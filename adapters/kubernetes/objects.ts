@@ -32,6 +32,10 @@ export const ANNOTATION = {
   imageTag: 'pds.dev/image-tag',
   healthCheckPath: 'pds.dev/health-check-path',
   expiresAt: 'pds.dev/expires-at',
+  /** On a Rollout: the tag serving before the release in progress, the release's tag and its workflow (issue 22). */
+  stableTag: 'pds.dev/stable-tag',
+  canaryTag: 'pds.dev/canary-tag',
+  workflow: 'pds.dev/workflow',
 } as const;
 
 /** The ResourceQuota create-tenant makes in a tenant's namespace. */

@@ -6,6 +6,7 @@
  */
 import type { OperationId, OperationParams } from '../../core/operations/index.js';
 import { parameterStrings } from '../../core/operations/parameters.js';
+import { DEFAULT_CANARY_STEPS } from '../../core/rollouts.js';
 import { applicationName, imageRef, previewName, serviceHost } from '../../core/names.js';
 
 /** What one Workflow is submitted with. */
@@ -39,7 +40,13 @@ export function envSecretName(workflowName: string): string {
 
 export const clusterOperations: ClusterOperationTable = {
   'deploy-service': (p, ctx) => {
-    const base = { ...parameterStrings(p, ['env_vars']), tenant_uid: ctx.tenantUid, application: applicationName(p.team_name, p.component_name) };
+    const base = {
+      ...parameterStrings(p, ['env_vars']),
+      tenant_uid: ctx.tenantUid,
+      application: applicationName(p.team_name, p.component_name),
+      // The template writes a canary's steps as given: the default is pds's, stated once (core/rollouts.ts).
+      ...(p.action !== 'deploy' && p.strategy === 'canary' && { canary_steps: p.canary_steps ?? DEFAULT_CANARY_STEPS }),
+    };
     switch (p.action) {
       case 'onboard':
         return {
@@ -51,11 +58,15 @@ export const clusterOperations: ClusterOperationTable = {
         };
       case 'deploy':
         return { parameters: { ...base, image: imageRef(ctx.registry, p.team_name, p.component_name, p.git_tag) } };
-      case 'update-config':
+      case 'update-config': {
+        // write-rollout's HTTPRoute names the host; the environment steps run only with env_vars.
+        const withHost = p.strategy ? { ...base, host: serviceHost(p.team_name, p.component_name, ctx.domain) } : base;
+        if (!p.env_vars) return { parameters: withHost };
         return {
-          parameters: { ...base, env_secret: envSecretName(ctx.workflowName), env_keys: p.env_vars.map((v) => v.key).join(',') },
+          parameters: { ...withHost, env_secret: envSecretName(ctx.workflowName), env_keys: p.env_vars.map((v) => v.key).join(',') },
           env: Object.fromEntries(p.env_vars.map((v) => [v.key, v.value])),
         };
+      }
     }
   },
   'create-tenant': (p, ctx) => ({ parameters: { ...parameterStrings(p), tenant_uid: ctx.tenantUid } }),

@@ -61,6 +61,7 @@ export function sandboxBackend({ store, now }: BackendOptions): PlatformBackend 
           message: service.message,
         },
         service: { team, name: app, imageTag: service.imageTag, host: service.host },
+        ...(service.rollout ? { rollout: service.rollout } : {}),
       };
     },
 

@@ -28,6 +28,10 @@ import { loadTenantDraft, saveTenantDraft, type TenantDraft } from '../sql/tenan
 import { planOperation } from './operations.js';
 import type { OperationEnv, Plan, StepContext } from './plan.js';
 import { serviceKey, type SandboxState, type WorkflowRecord } from './state.js';
+import type { RolloutSettings } from '../../core/rollouts.js';
+
+/** Where a workflow's arguments keep the rollout settings its plan was made with (see `Plan.pin`). */
+const PIN = 'pds:rollout';
 
 export interface EngineOptions {
   store: RecordStore;
@@ -71,6 +75,8 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   /** What onChange listeners were last told of each unfinished workflow (`phase:nextStep`), to notice other processes' steps. */
   private readonly told = new Map<string, string>();
   private closed = false;
+  /** The plan each held workflow ran its last step with: its next step's `measure` runs before the transaction. */
+  private readonly plans = new Map<string, Plan>();
   private readonly leaseMs: number;
   private readonly pollMs: number;
 
@@ -124,7 +130,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
         message: `queued; step 1/${plan.steps.length}: ${plan.steps[0]?.name ?? ''}`,
         startedAt: at.toISOString(),
         dueAt: Date.now() + stepMs,
-        arguments: submission.parameters,
+        arguments: plan.pin ? { ...submission.parameters, [PIN]: plan.pin } : submission.parameters,
         ...(submission.tenantUid !== undefined ? { tenantUid: submission.tenantUid } : {}),
       });
       await tx.audit.append({ ...submission.audit, workflowName: submission.name }, submission.tenantUid !== undefined ? { tenantUid: submission.tenantUid } : {});
@@ -275,7 +281,9 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     const { store } = this.options;
     let record: WorkflowRecord;
     try {
-      record = await store.transaction(async (tx) => this.runStep(tx, await tx.workflows.hold(name, this.owner, index), index));
+      const measure = this.plans.get(name)?.steps[index]?.measure;
+      const measured = measure ? await measure(this.options.env).catch((err: unknown) => ({ error: err })) : undefined;
+      record = await store.transaction(async (tx) => this.runStep(tx, await tx.workflows.hold(name, this.owner, index), index, measured));
     } catch (err) {
       if (this.dropped(name, index, err)) return;
       try {
@@ -303,6 +311,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
       this.schedule(name, record.nextStep, Math.max(0, record.dueAt - Date.now()));
     } else {
       this.held.delete(name);
+      this.plans.delete(name);
       this.notify(run);
       this.wake(0); // the next workflow of its queue may run now
     }
@@ -315,6 +324,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
   private dropped(name: string, index: number, err: unknown): boolean {
     if (err instanceof LeaseLost) {
       this.held.delete(name); // another process took it over, or it settled
+      this.plans.delete(name);
       return true;
     }
     if ((isPlatformError(err) && err.code === 'UNAVAILABLE') || isDatabaseError(err)) {
@@ -326,29 +336,62 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     return false;
   }
 
-  /** Run the step inside `tx`; record the draft, the lines and the progress or success. @returns the workflow after. */
-  private async runStep(tx: Records, record: WorkflowRecord, index: number): Promise<WorkflowRecord> {
+  /**
+   * Run the step inside `tx`; record the draft, the lines and the progress, the step's wait (`again`), or the
+   * workflow's success or failure (`fail`: the step's changes are kept). @returns the workflow after.
+   */
+  private async runStep(tx: Records, record: WorkflowRecord, index: number, measured: unknown): Promise<WorkflowRecord> {
     const { env, now, stepMs } = this.options;
-    const args = await tx.workflows.arguments(record.name);
+    const stored = await tx.workflows.arguments(record.name);
     const at = now();
-    if (args === undefined) {
+    if (stored === undefined) {
       // A workflow left running by a pds that did not keep its typed arguments apart from the redacted parameters (an
       // imported state.json of an older pds) cannot be resumed faithfully: fail it, saying so, rather than guess.
       const message = 'this workflow was submitted by an older pds and cannot be resumed; submit it again';
       await tx.workflows.settle(record.name, { phase: 'failed', message, finishedAt: at.toISOString() }, this.owner);
       return { ...record, phase: 'failed', message, finishedAt: at.toISOString() };
     }
+    const { [PIN]: pinned, ...args } = stored as Record<string, unknown>;
     const { draft, before } = await loadDraft(tx, record);
     const state = asState(draft);
-    const plan = planOperation({ operation: record.operation as OperationId, parameters: args, userId: record.userId }, { state, env });
+    const plan = planOperation(
+      { operation: record.operation as OperationId, parameters: args, userId: record.userId },
+      { state, env, ...(pinned ? { pinned: pinned as RolloutSettings } : {}) },
+    );
     if (plan.steps.length !== record.steps.length) {
       throw new Upstream(`the sandbox's plan for ${record.operation} changed since this workflow was submitted (pds was upgraded); submit it again`);
     }
-    const lines: LogRecord[] = [this.line(plan, record, index, at, `step ${index + 1}/${record.steps.length}: ${record.steps[index]?.name ?? '?'}`)];
-    const ctx = this.context(state, record, plan, index, at, lines);
-    plan.steps[index]!.run(ctx);
+    this.plans.set(record.name, plan);
+    const first = record.steps[index]?.startedAt === undefined;
+    const lines: LogRecord[] = first ? [this.line(plan, record, index, at, `step ${index + 1}/${record.steps.length}: ${record.steps[index]?.name ?? '?'}`)] : [];
+    const ctx = this.context(state, record, plan, index, at, lines, measured);
+    const outcome = plan.steps[index]!.run(ctx) ?? {};
     const steps: StepProgress[] = record.steps.map((s) => ({ ...s }));
-    steps[index] = { ...steps[index]!, status: 'succeeded', startedAt: at.toISOString(), finishedAt: at.toISOString() };
+    const startedAt = record.steps[index]?.startedAt ?? at.toISOString();
+    const clearCommand = outcome.consumed === true;
+
+    if (outcome.again !== undefined && outcome.fail === undefined) {
+      // Not done: a rollout holds its weight. Its changes are kept; it runs again when due (sooner after a command).
+      steps[index] = { ...steps[index]!, startedAt };
+      await saveTenantDraft(tx, plan.team || record.tenant, before, draft);
+      await tx.logs.append(lines);
+      const message = outcome.message ?? record.message;
+      const dueAt = Date.now() + Math.max(0, outcome.again);
+      await tx.workflows.advance(record.name, this.owner, { steps, nextStep: index, message, dueAt, leaseUntil: Date.now() + this.leaseMs, clearCommand });
+      return { ...record, steps, message, dueAt };
+    }
+    const note = outcome.note !== undefined ? { message: outcome.note } : {};
+    if (outcome.fail !== undefined) {
+      const message = outcome.fail;
+      steps[index] = { ...steps[index]!, status: 'failed', startedAt, finishedAt: at.toISOString(), ...note };
+      lines.push(this.line(plan, record, index, at, `workflow ${record.name} failed: ${message}`));
+      await saveTenantDraft(tx, plan.team || record.tenant, before, draft);
+      await tx.logs.append(lines);
+      const finishedAt = at.toISOString();
+      await tx.workflows.settle(record.name, { phase: 'failed', message, finishedAt, steps }, this.owner);
+      return { ...record, steps, phase: 'failed', message, finishedAt };
+    }
+    steps[index] = { ...steps[index]!, status: 'succeeded', startedAt, finishedAt: at.toISOString(), ...note };
     const nextStep = index + 1;
     if (nextStep === plan.steps.length) {
       const message = plan.done(ctx);
@@ -364,7 +407,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     const message = `step ${nextStep + 1}/${plan.steps.length}: ${plan.steps[nextStep]!.name}`;
     // Due times and leases are on the real clock (timers are real; `now` may be a test's clock for timestamps).
     const dueAt = Date.now() + stepMs;
-    await tx.workflows.advance(record.name, this.owner, { steps, nextStep, message, dueAt, leaseUntil: Date.now() + this.leaseMs });
+    await tx.workflows.advance(record.name, this.owner, { steps, nextStep, message, dueAt, leaseUntil: Date.now() + this.leaseMs, clearCommand });
     return { ...record, steps, nextStep, message, dueAt };
   }
 
@@ -419,12 +462,14 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     }
   }
 
-  private context(state: SandboxState, run: WorkflowRecord, plan: Plan, index: number, at: Date, sink: LogRecord[]): StepContext {
+  private context(state: SandboxState, run: WorkflowRecord, plan: Plan, index: number, at: Date, sink: LogRecord[], measured: unknown): StepContext {
     return {
       state,
       run,
       now: at,
       env: this.options.env,
+      measured,
+      ...(run.rolloutCommand ? { command: run.rolloutCommand } : {}),
       log: (line) => sink.push(this.line(plan, run, index, at, line)),
       event: (team, app, pod, line) => sink.push({ team, app, timestamp: at.toISOString(), line, labels: { source: 'deployment', pod } }),
     };
@@ -490,10 +535,11 @@ export function toRun(record: WorkflowRecord): WorkflowRun {
     const view: WorkflowStep = { name: step.name, status: step.status };
     if (step.status === 'pending') {
       if (settled) view.status = 'skipped';
-      else if (index === record.nextStep && index > 0) view.status = 'running';
+      else if (index === record.nextStep && (index > 0 || step.startedAt)) view.status = 'running';
     }
     if (step.startedAt) view.startedAt = step.startedAt;
     if (step.finishedAt) view.finishedAt = step.finishedAt;
+    if (step.message) view.message = step.message;
     if (step.status === 'failed' && record.phase === 'failed') view.message = record.message;
     return view;
   });

@@ -24,7 +24,9 @@ import { sandboxBackend } from './backend.js';
 import { sandboxCodeHost } from './code-host.js';
 import { SandboxWorkflowEngine } from './engine.js';
 import { sandboxOperations } from './operations.js';
+import type { RolloutEnv } from './plan.js';
 import { PreviewReaper } from './previews.js';
+import { sandboxRollouts } from './rollouts.js';
 import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
 export { sandboxOperations } from './operations.js';
@@ -46,6 +48,11 @@ export interface SandboxOptions {
   now?: () => Date;
   /** Milliseconds per `ttl_hours` hour of a preview (default 3,600,000); tests make it small. */
   hourMs?: number;
+  /**
+   * Canary and blue-green simulation (issue 22): pause scale (`PDS_SANDBOX_PAUSE_SCALE`, default 1), unhealthy tags
+   * (`PDS_SANDBOX_UNHEALTHY_TAGS`), the error-rate source (Prometheus, when `PDS_PROMETHEUS_URL` is set).
+   */
+  rollout?: { pauseScale?: number; unhealthyTags?: readonly string[]; errorRate?: RolloutEnv['errorRate'] };
   /** Newest log lines kept per service (default 5,000). */
   maxLogLinesPerService?: number;
   /**
@@ -108,7 +115,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       stepMs: options.stepMs,
       leaseMs: options.leaseMs,
       now,
-      env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS },
+      env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS, rollout: rolloutEnv(options) },
       afterCommit: () => void reaper.rearm(),
       log,
     });
@@ -133,6 +140,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     once: store.once,
     oauth: store.oauth,
     governance: store.governance,
+    rollouts: sandboxRollouts({ store, now }),
     webhooks: webhooks.service,
     shutdown: shutdown.signal,
     /** True while open and a write to the record store commits within 2 s (issue 9 item 7, issue 7 item 12). */
@@ -150,6 +158,18 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       })();
       return closing;
     },
+  };
+}
+
+/** The rollout simulation's settings from the options. */
+function rolloutEnv(options: SandboxOptions): RolloutEnv {
+  const { pauseScale = 1, unhealthyTags = [], errorRate } = options.rollout ?? {};
+  return {
+    pauseMsPerSecond: 1000 * pauseScale,
+    // Often enough that a promote or abort by hand takes effect within a second, seldom enough to cost nothing.
+    recheckMs: Math.min(1000, Math.max(50, options.stepMs)),
+    unhealthyTags: new Set(unhealthyTags),
+    ...(errorRate ? { errorRate } : {}),
   };
 }
 

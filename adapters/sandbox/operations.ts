@@ -10,12 +10,13 @@ import { deploy, onboard, provisionDatabase, retire, rollback, updateConfig } fr
 import { createTenant, deleteTenant } from './tenant-operations.js';
 
 export const sandboxOperations: SandboxOperationTable = {
-  'deploy-service': (p, { state, env }) => {
+  'deploy-service': (p, ctx) => {
+    const { state, env } = ctx;
     switch (p.action) {
       case 'onboard':
         return onboard(p, env);
       case 'deploy':
-        return deploy(p, state, env);
+        return deploy(p, ctx);
       case 'update-config':
         return updateConfig(p, state, env);
     }

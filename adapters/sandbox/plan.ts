@@ -10,7 +10,28 @@
  * validated and typed (`core/operations/`); steps check only what the state can change (a tenant deleted meanwhile).
  */
 import type { OperationId, OperationParams } from '../../core/operations/index.js';
+import type { RolloutSettings } from '../../core/rollouts.js';
+import type { RolloutCommand } from '../sql/index.js';
 import type { SandboxState, WorkflowRecord } from './state.js';
+
+/** How the sandbox simulates canary and blue-green releases (issue 22). */
+export interface RolloutEnv {
+  /**
+   * Real milliseconds per second of a rollout pause (1,000 outside tests; `PDS_SANDBOX_PAUSE_SCALE` × 1,000), so a
+   * test runs a `10%:2m` step in a fraction of a second without sleeping on real minutes.
+   */
+  pauseMsPerSecond: number;
+  /** How often a waiting rollout step looks for a promote or abort by hand, milliseconds. */
+  recheckMs: number;
+  /** `PDS_SANDBOX_UNHEALTHY_TAGS`: releases of these tags fail their analysis (a simulated 7.2% error rate). */
+  unhealthyTags: ReadonlySet<string>;
+  /**
+   * The service's error rate now (a fraction), from Prometheus when `PDS_PROMETHEUS_URL` is set; `undefined` when no
+   * source is configured (the sandbox then simulates it).
+   * @throws Upstream when the source cannot be read.
+   */
+  errorRate?: (team: string, app: string) => Promise<number>;
+}
 
 /** Settings the operations read. */
 export interface OperationEnv {
@@ -18,6 +39,7 @@ export interface OperationEnv {
   domain: string;
   /** Milliseconds in one `ttl_hours` hour (3,600,000 outside tests). */
   hourMs: number;
+  rollout: RolloutEnv;
 }
 
 /** What a step sees: the draft state it may change, its workflow, and sinks for log lines. */
@@ -31,11 +53,35 @@ export interface StepContext {
   log(line: string): void;
   /** A deployment event (labels `source: deployment`, `pod`) in the log of `team/app`. */
   event(team: string, app: string, pod: string, line: string): void;
+  /** A promote or abort by hand left for this workflow and not yet acted on. */
+  readonly command?: RolloutCommand;
+  /** What the step's `measure` found before the step's transaction; `undefined` when it has not run yet. */
+  readonly measured?: unknown;
+}
+
+/**
+ * How a step ended, when not simply done: `again` runs it again after that many milliseconds (a rollout pause; its
+ * changes are committed, it is not done); `note` is what a done step found (an analysis result, shown in the workflow
+ * detail); `fail` fails the workflow with that message but commits the step's changes (an aborted rollout that put
+ * traffic back on stable); `consumed` clears the promote or abort by hand the step acted on.
+ */
+export interface StepOutcome {
+  again?: number;
+  /** Workflow message while the step waits (`again`). */
+  message?: string;
+  note?: string;
+  fail?: string;
+  consumed?: boolean;
 }
 
 export interface Step {
   name: string;
-  run(ctx: StepContext): void;
+  run(ctx: StepContext): void | StepOutcome;
+  /**
+   * Read the outside world for the step (an analysis query) before its transaction opens, so no transaction waits on
+   * the network; the result is the step context's `measured`.
+   */
+  measure?(env: OperationEnv): Promise<unknown>;
 }
 
 /** The steps of one workflow and where its lines are logged. */
@@ -46,6 +92,8 @@ export interface Plan {
   steps: Step[];
   /** Message of the succeeded workflow; called on the draft right after the last step. */
   done(ctx: StepContext): string;
+  /** What the plan must keep across the workflow's steps (the rollout settings at submission): recorded with its arguments. */
+  pin?: RolloutSettings;
 }
 
 /** What a plan factory may read besides the parameters. */
@@ -55,6 +103,8 @@ export interface PlanContext {
   env: OperationEnv;
   /** The submitter's user id. */
   userId: string;
+  /** The rollout settings the service had when the workflow was submitted, which its plan keeps using. */
+  pinned?: RolloutSettings;
 }
 
 /** Makes the plan of operation `K` from its typed parameters. */

@@ -6,7 +6,8 @@ import { Conflict, NotFound } from '../../core/errors.js';
 import { applicationName, serviceHost } from '../../core/names.js';
 import type { OperationParams } from '../../core/operations/index.js';
 import type { DeployServiceParams } from '../../core/operations/service-operations.js';
-import type { OperationEnv, Plan } from './plan.js';
+import type { OperationEnv, Plan, PlanContext } from './plan.js';
+import { isProgressive, progressiveSteps, settingsOf } from './rollout-steps.js';
 import { serviceKey, type SandboxState, type ServiceRecord } from './state.js';
 import {
   buildSteps,
@@ -61,10 +62,13 @@ export function onboard(p: Action<'onboard'>, env: OperationEnv): Plan {
             dockerfilePath,
             serviceTemplate: template,
             createdAt: ctx.now.toISOString(),
+            // The first release has no stable one to compare with: it goes out whole, whatever the strategy.
+            ...(p.strategy && p.strategy !== 'rolling' ? { strategy: p.strategy } : {}),
+            ...(p.canary_steps ? { canarySteps: p.canary_steps } : {}),
           };
           ctx.state.services[serviceKey(team, app)] = service;
           startRollout(service, ctx.run, `onboarding ${tag}`);
-          ctx.log(`service ${team}/${app} registered: host ${service.host}, port ${port}, template ${template}`);
+          ctx.log(`service ${team}/${app} registered: host ${service.host}, port ${port}, template ${template}, strategy ${p.strategy ?? 'rolling'}`);
         },
       },
       ...buildSteps(team, app, repo, tag, dockerfilePath, image),
@@ -81,14 +85,22 @@ export function onboard(p: Action<'onboard'>, env: OperationEnv): Plan {
   };
 }
 
-/** `deploy-service` `action=deploy`: build and deploy `git_tag` to an onboarded service. */
-export function deploy(p: Action<'deploy'>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
+/**
+ * `deploy-service` `action=deploy`: build and deploy `git_tag` to an onboarded service, progressively (canary or
+ * blue-green) when its strategy says so and it already runs a tag. The strategy is the one the service had at
+ * submission (`pinned`), so a strategy change queued meanwhile applies from the next deploy.
+ */
+export function deploy(p: Action<'deploy'>, { state, env, pinned }: Pick<PlanContext, 'state' | 'env' | 'pinned'>): Plan {
   const { team_name: team, component_name: app, git_tag: tag, dockerfile_repo: repo } = p;
   const known = state.services[serviceKey(team, app)];
   const image = imageRef(env, team, app, tag);
+  const settings = pinned ?? (isProgressive(settingsOf(known), known) ? settingsOf(known) : { strategy: 'rolling' as const });
+  const healthPath = known?.healthCheckPath ?? '/healthz';
+  const progressive = settings.strategy === 'rolling' ? undefined : progressiveSteps(env, { team, app, tag, healthPath }, settings);
   return {
     team,
     app,
+    pin: settings,
     steps: [
       {
         name: `validate deploy of ${team}/${app}@${tag}`,
@@ -103,38 +115,66 @@ export function deploy(p: Action<'deploy'>, state: Readonly<SandboxState>, env: 
         },
       },
       ...buildSteps(team, app, repo, tag, p.dockerfile_path ?? known?.dockerfilePath ?? 'Dockerfile', image),
-      ...rolloutSteps(env, team, app, () => tag, known?.healthCheckPath ?? '/healthz', (_ctx, service) =>
-        recordDeployed(service, tag),
-      ),
+      ...rolloutSteps(env, team, app, () => tag, healthPath, (_ctx, service) => recordDeployed(service, tag), progressive),
     ],
-    done: () => `deployed ${team}/${app} ${tag}`,
+    done: () => `deployed ${team}/${app} ${tag}${progressive ? ` (${settings.strategy})` : ''}`,
   };
 }
 
-/** `deploy-service` `action=update-config`: replace the service's environment with `env_vars` and roll it. */
+/**
+ * `deploy-service` `action=update-config`: replace the service's environment with `env_vars` and roll it, and/or set
+ * its rollout strategy (which applies from its next deploy; a strategy change alone rolls no pods).
+ */
 export function updateConfig(p: Action<'update-config'>, state: Readonly<SandboxState>, env: OperationEnv): Plan {
   const { team_name: team, component_name: app } = p;
-  const vars = Object.fromEntries(p.env_vars.map((v) => [v.key, v.value]));
-  const count = p.env_vars.length;
+  const vars = p.env_vars && Object.fromEntries(p.env_vars.map((v) => [v.key, v.value]));
+  const count = p.env_vars?.length ?? 0;
   const known = state.services[serviceKey(team, app)];
+  const strategy = p.strategy;
+  const setStrategy = (service: ServiceRecord) => {
+    if (!strategy) return '';
+    if (strategy === 'rolling') delete service.strategy;
+    else service.strategy = strategy;
+    if (p.canary_steps) service.canarySteps = p.canary_steps;
+    else if (strategy !== 'canary') delete service.canarySteps;
+    return `strategy ${strategy}${strategy === 'canary' ? ` (${service.canarySteps ?? 'default steps'})` : ''}`;
+  };
+  const validate = {
+    name: `validate config of ${team}/${app}`,
+    run(ctx: Parameters<Plan['steps'][number]['run']>[0]) {
+      liveTenant(ctx.state, team);
+      const service = ctx.state.services[serviceKey(team, app)];
+      if (!service) throw new NotFound(`service ${team}/${app} is not onboarded; run deploy-service with action=onboard first`);
+      notPreview(service, 'deploy-service');
+      if (vars && !service.imageTag) {
+        throw new Conflict(`service ${team}/${app} has no running image yet; deploy it (action=deploy) before updating its config`);
+      }
+      if (vars) startRollout(service, ctx.run, `rolling out new config (${count} variables)`);
+      if (p.env_vars) ctx.log(`variables: ${p.env_vars.map((v) => v.key).join(', ')}`);
+    },
+  };
+  if (!vars) {
+    return {
+      team,
+      app,
+      steps: [
+        validate,
+        {
+          name: `set rollout strategy of ${team}/${app} to ${strategy}`,
+          run(ctx) {
+            const what = setStrategy(liveService(ctx.state, team, app));
+            ctx.log(`Rollout ${applicationName(team, app)}: ${what}; applies from the next deploy`);
+          },
+        },
+      ],
+      done: () => `rollout strategy of ${team}/${app} set to ${strategy}`,
+    };
+  }
   return {
     team,
     app,
     steps: [
-      {
-        name: `validate config of ${team}/${app}`,
-        run(ctx) {
-          liveTenant(ctx.state, team);
-          const service = ctx.state.services[serviceKey(team, app)];
-          if (!service) throw new NotFound(`service ${team}/${app} is not onboarded; run deploy-service with action=onboard first`);
-          notPreview(service, 'deploy-service');
-          if (!service.imageTag) {
-            throw new Conflict(`service ${team}/${app} has no running image yet; deploy it (action=deploy) before updating its config`);
-          }
-          startRollout(service, ctx.run, `rolling out new config (${count} variables)`);
-          ctx.log(`variables: ${p.env_vars.map((v) => v.key).join(', ')}`);
-        },
-      },
+      validate,
       {
         name: `render Secret ${applicationName(team, app)}-env`,
         run(ctx) {
@@ -150,11 +190,12 @@ export function updateConfig(p: Action<'update-config'>, state: Readonly<Sandbox
         known?.healthCheckPath ?? '/healthz',
         (_ctx, service) => {
           service.env = { ...vars };
-          return `config updated (${count} variables), running ${service.imageTag}`;
+          const what = setStrategy(service);
+          return `config updated (${count} variables)${what ? `, ${what}` : ''}, running ${service.imageTag}`;
         },
       ),
     ],
-    done: () => `config of ${team}/${app} updated (${count} variables)`,
+    done: () => `config of ${team}/${app} updated (${count} variables)${strategy ? `, strategy ${strategy}` : ''}`,
   };
 }
 

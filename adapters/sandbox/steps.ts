@@ -38,7 +38,8 @@ export function buildSteps(team: string, app: string, repo: string, tag: string,
 
 /**
  * GitOps commit, Argo CD sync, rollout and health check; the last step calls `finish`, which applies the outcome to the
- * service and returns its status message, and then marks the service Synced/Healthy.
+ * service and returns its status message, and then marks the service Synced/Healthy. `progressive` (canary or
+ * blue-green steps, `rollout-steps.ts`) takes the place of the rolling "wait for rollout".
  */
 export function rolloutSteps(
   env: OperationEnv,
@@ -47,8 +48,20 @@ export function rolloutSteps(
   tagOf: (ctx: StepContext) => string,
   healthPath: string,
   finish: (ctx: StepContext, service: ServiceRecord) => string,
+  progressive?: Step[],
 ): Step[] {
   const application = applicationName(team, app);
+  const rolling: Step = {
+    name: 'wait for rollout',
+    run(ctx) {
+      const service = liveService(ctx.state, team, app);
+      const tag = tagOf(ctx);
+      const pod = podName(team, app, ctx.run.name);
+      ctx.event(team, app, pod, `pulled image ${imageRef(env, team, app, tag)}`);
+      ctx.event(team, app, pod, `container started on port ${service.port}`);
+      ctx.log(`deployment ${application}: 1/1 replicas updated`);
+    },
+  };
   return [
     {
       name: `update GitOps manifest of ${application}`,
@@ -64,20 +77,10 @@ export function rolloutSteps(
       run(ctx) {
         const service = liveService(ctx.state, team, app);
         ctx.log(`application ${application} syncing to revision ${sha(ctx.run.name, 'gitops').slice(0, 7)}`);
-        ctx.log(`applied Deployment ${application}, Service ${application}, Ingress ${service.host}`);
+        ctx.log(`applied ${progressive ? 'Rollout' : 'Deployment'} ${application}, Service ${application}, Ingress ${service.host}`);
       },
     },
-    {
-      name: 'wait for rollout',
-      run(ctx) {
-        const service = liveService(ctx.state, team, app);
-        const tag = tagOf(ctx);
-        const pod = podName(team, app, ctx.run.name);
-        ctx.event(team, app, pod, `pulled image ${imageRef(env, team, app, tag)}`);
-        ctx.event(team, app, pod, `container started on port ${service.port}`);
-        ctx.log(`deployment ${application}: 1/1 replicas updated`);
-      },
-    },
+    ...(progressive ?? [rolling]),
     {
       name: `health check GET ${healthPath} → 200`,
       run(ctx) {
@@ -103,6 +106,8 @@ export function startRollout(service: ServiceRecord, run: WorkflowRecord, messag
   service.healthStatus = 'Progressing';
   service.message = message;
   service.activeWorkflow = run.name;
+  // A new release: the rollout view of an earlier canary or blue-green release no longer describes what runs.
+  delete service.rollout;
 }
 
 /** A successful rollout of `tag`: the service now runs it, and may later roll back to it. */

@@ -42,7 +42,7 @@ export type { AttemptResult, DeliveryRow } from './outbox.js';
 export type { StoredWebhook } from './webhooks.js';
 export type { LogRecord } from './logs.js';
 export { LeaseLost, type NewWorkflow, type Progress, type Settlement } from './workflows.js';
-export type { InstallationRecord, NewTenant, ServiceRecord, StepProgress, StepStatus, TenantRecord, WorkflowRecord } from './records.js';
+export type { InstallationRecord, NewTenant, RolloutCommand, ServiceRecord, StepProgress, StepStatus, TenantRecord, WorkflowRecord } from './records.js';
 
 /** The stores, bound to the database or to one transaction. */
 export interface Records {

@@ -341,6 +341,20 @@ const repositoryIds: Migration = {
   },
 };
 
+/**
+ * Rollouts (issue 22): a service's rollout strategy (`rollout_strategy`, `canary_steps`) and its current or last
+ * progressive release (`rollout`, JSON); a workflow's pending promote or abort by hand (`rollout_command`, JSON), which
+ * its rollout step reads and clears.
+ */
+const rollouts: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('services').addColumn('rollout_strategy', 'text').execute();
+    await db.schema.alterTable('services').addColumn('canary_steps', 'text').execute();
+    await db.schema.alterTable('services').addColumn('rollout', 'text').execute();
+    await db.schema.alterTable('workflows').addColumn('rollout_command', 'text').execute();
+  },
+};
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
   return {
@@ -351,6 +365,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0005-governance': governance(engine),
     '0007-webhooks': webhooks(engine),
     '0009-repository-ids': repositoryIds,
+    '0010-rollouts': rollouts,
   };
 }
 

@@ -5,6 +5,7 @@
  * these in the store files; nothing outside `adapters/sql/` sees a row.
  */
 import type { AuditStatus, HealthStatus, SyncStatus, Tenant } from '../../core/model.js';
+import type { RolloutStrategy, RolloutView } from '../../core/rollouts.js';
 
 /** A tenant: the `docs/api.md#tenant`, when it was created, and its identity. */
 export interface TenantRecord extends Tenant {
@@ -46,6 +47,20 @@ export interface ServiceRecord {
   activeWorkflow?: string;
   /** ISO 8601 UTC. */
   createdAt: string;
+  /** How releases are rolled out (issue 22); absent: rolling. */
+  strategy?: RolloutStrategy;
+  /** Normalized `canary_steps` text, canary only. */
+  canarySteps?: string;
+  /** The current or last canary or blue-green release. */
+  rollout?: RolloutView;
+}
+
+/** A promote or abort by hand, waiting for the workflow's rollout step to act on it. */
+export interface RolloutCommand {
+  command: 'promote' | 'abort';
+  userId: string;
+  /** ISO 8601 UTC. */
+  at: string;
 }
 
 /** Progress of one step of a workflow. */
@@ -59,6 +74,8 @@ export interface StepProgress {
   startedAt?: string;
   /** ISO 8601 UTC, once the step ran. */
   finishedAt?: string;
+  /** What the step found, e.g. a canary step's analysis result. */
+  message?: string;
 }
 
 /** One workflow with its plan and progress. */
@@ -92,6 +109,8 @@ export interface WorkflowRecord {
   leaseOwner?: string;
   /** Milliseconds since the epoch; the lease is free at and after this. */
   leaseExpiresAt?: number;
+  /** A promote or abort by hand not yet acted on. */
+  rolloutCommand?: RolloutCommand;
 }
 
 /** A code-host app installation granted to a tenant for one repository. */

@@ -67,6 +67,12 @@ export interface ServicesTable {
   preview_expires_at: number | null;
   active_workflow: string | null;
   created_at: string;
+  /** `rolling`, `canary` or `blue-green`; null: rolling (services from before issue 22). */
+  rollout_strategy: string | null;
+  /** Normalized `canary_steps` text, canary only. */
+  canary_steps: string | null;
+  /** JSON `RolloutView` of the current or last progressive release. */
+  rollout: string | null;
 }
 
 /**
@@ -101,6 +107,8 @@ export interface WorkflowsTable {
   lease_owner: string | null;
   /** Milliseconds since the epoch; the lease is free at and after this instant. */
   lease_expires_at: number | null;
+  /** JSON `RolloutCommand`: a promote or abort by hand its rollout step has not acted on yet. */
+  rollout_command: string | null;
 }
 
 /**

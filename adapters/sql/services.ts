@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import { NotFound } from '../../core/errors.js';
 import type { HealthStatus, SyncStatus } from '../../core/model.js';
+import type { RolloutStrategy, RolloutView } from '../../core/rollouts.js';
 import { json, type Executor } from './executor.js';
 import type { ServiceRecord } from './records.js';
 import type { ServicesTable } from './schema.js';
@@ -118,6 +119,9 @@ function toRow(s: ServiceRecord, tenantUid: string): ServicesTable {
     preview_expires_at: s.preview ? Date.parse(s.preview.expiresAt) : null,
     active_workflow: s.activeWorkflow ?? null,
     created_at: s.createdAt,
+    rollout_strategy: s.strategy ?? null,
+    canary_steps: s.canarySteps ?? null,
+    rollout: s.rollout ? JSON.stringify(s.rollout) : null,
   };
 }
 
@@ -151,5 +155,8 @@ function fromRow(row: ServicesTable): ServiceRecord {
     };
   }
   if (row.active_workflow !== null) record.activeWorkflow = row.active_workflow;
+  if (row.rollout_strategy !== null) record.strategy = row.rollout_strategy as RolloutStrategy;
+  if (row.canary_steps !== null) record.canarySteps = row.canary_steps;
+  if (row.rollout !== null) record.rollout = json<RolloutView>(row.rollout);
   return record;
 }

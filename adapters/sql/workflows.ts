@@ -31,7 +31,7 @@ import { inTransaction, json, type Executor } from './executor.js';
 import { enqueueEvent } from './outbox.js';
 import type { WorkflowEventData } from '../../core/governance/webhooks.js';
 import type { WorkflowQuery } from '../../core/ports.js';
-import type { StepProgress, WorkflowRecord } from './records.js';
+import type { RolloutCommand, StepProgress, WorkflowRecord } from './records.js';
 import type { WorkflowsTable } from './schema.js';
 
 /** A workflow to record. */
@@ -90,6 +90,8 @@ export interface Progress {
   dueAt: number;
   /** The lease is renewed to this instant (milliseconds since the epoch). */
   leaseUntil: number;
+  /** The step acted on the workflow's promote or abort by hand: clear it. */
+  clearCommand?: boolean;
 }
 
 /** A step was about to commit for a process that no longer holds the workflow's lease: nothing of it was recorded. */
@@ -309,6 +311,21 @@ export class WorkflowStore {
   }
 
   /**
+   * Leave a promote or abort by hand for the rollout step of an unfinished workflow (issue 22), replacing one not yet
+   * acted on, and make its next step due now.
+   * @returns false when the workflow does not exist or has settled.
+   */
+  async command(name: string, command: RolloutCommand): Promise<boolean> {
+    const updated = await this.db
+      .updateTable('workflows')
+      .set({ rollout_command: JSON.stringify(command), due_at: 0 })
+      .where('name', '=', name)
+      .where('phase', '=', 'submitted')
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) > 0;
+  }
+
+  /**
    * Record progress after a step that did not settle the workflow, and renew the lease.
    * @throws LeaseLost when `owner` no longer holds the lease (the transaction must roll back).
    */
@@ -321,6 +338,7 @@ export class WorkflowStore {
         message: progress.message,
         due_at: progress.dueAt,
         lease_expires_at: progress.leaseUntil,
+        ...(progress.clearCommand ? { rollout_command: null } : {}),
       })
       .where('name', '=', name)
       .where('phase', '=', 'submitted')
@@ -447,5 +465,6 @@ function fromRow(row: Selectable<WorkflowsTable>): WorkflowRecord {
   if (row.tenant_uid !== null) record.tenantUid = row.tenant_uid;
   if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;
   if (row.lease_expires_at !== null) record.leaseExpiresAt = row.lease_expires_at;
+  if (row.rollout_command) record.rolloutCommand = json<RolloutCommand>(row.rollout_command);
   return record;
 }

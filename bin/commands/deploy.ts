@@ -1,6 +1,7 @@
 /**
  * `pds deploy TEAM/APP --tag X.Y.Z [--repo OWNER/REPO] [--wait]`: build and deploy a tag (`deploy-service`,
- * `action=deploy`); with `--onboard --port P` the first deployment of a service (`action=onboard`). Without `--repo`, a
+ * `action=deploy`); with `--onboard --port P` the first deployment of a service (`action=onboard`), with `--strategy`
+ * canary or blue-green for its later releases (README "Rollouts"). Without `--repo`, a
  * deploy takes the repository of the service's last deploy: the service record does not carry it (docs/api.md#service),
  * the deploy history does (`dockerfile_repo` of `GET /api/v1/workflows?team=…&service=…&operation=deploy-service`).
  */
@@ -35,17 +36,31 @@ export function deployCommand() {
       .option('--onboard', 'first deployment: creates the service (needs --port and --repo)')
       .addOption(paramOption('--port <port>', 'with --onboard: the container port, e.g. 8787', 'port'))
       .addOption(paramOption('--template <name>', 'with --onboard: the service template', 'service_template').default('default'))
-      .addOption(paramOption('--health-check-path <path>', 'with --onboard: probe path when not /healthz', 'health_check_path')),
+      .addOption(paramOption('--health-check-path <path>', 'with --onboard: probe path when not /healthz', 'health_check_path'))
+      .addOption(paramOption('--strategy <strategy>', 'with --onboard: how later releases roll out: rolling, canary or blue-green', 'strategy'))
+      .addOption(paramOption('--canary-steps <steps>', 'with --strategy canary: weights and pauses, e.g. 10%:2m,50%:5m', 'canary_steps')),
   ).action(
     async (
       target: string,
-      o: { tag: string; repo?: string; dockerfilePath?: string; onboard?: boolean; port?: string; template: string; healthCheckPath?: string },
+      o: {
+        tag: string;
+        repo?: string;
+        dockerfilePath?: string;
+        onboard?: boolean;
+        port?: string;
+        template: string;
+        healthCheckPath?: string;
+        strategy?: string;
+        canarySteps?: string;
+      },
       command: Command,
     ) => {
       const { team, app } = teamApp(target);
       if (o.onboard && !o.port) throw usageError('--onboard needs --port (the container port, e.g. --port 8787)');
       if (o.onboard && !o.repo) throw usageError('--onboard needs --repo (the repository with the Dockerfile, e.g. --repo acme/web)');
-      if (!o.onboard && (o.port || o.healthCheckPath)) throw usageError('--port and --health-check-path go with --onboard');
+      if (!o.onboard && (o.port || o.healthCheckPath || o.strategy || o.canarySteps)) {
+        throw usageError('--port, --health-check-path, --strategy and --canary-steps go with --onboard');
+      }
       let { repo, dockerfilePath } = o;
       if (!repo) {
         const last = await lastRepository(command, team, app);
@@ -60,7 +75,13 @@ export function deployCommand() {
         git_tag: o.tag,
         dockerfile_repo: repo,
         dockerfile_path: dockerfilePath,
-        ...(o.onboard && { port: o.port, service_template: o.template, health_check_path: o.healthCheckPath }),
+        ...(o.onboard && {
+          port: o.port,
+          service_template: o.template,
+          health_check_path: o.healthCheckPath,
+          strategy: o.strategy as 'rolling' | 'canary' | 'blue-green' | undefined,
+          canary_steps: o.canarySteps,
+        }),
       });
     },
   );

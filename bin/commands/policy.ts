@@ -72,7 +72,11 @@ export function policyCommand() {
           e.timestamp,
           e.userId,
           e.type,
-          e.type === 'freeze.overridden' ? `${e.data.workflowName} past window ${e.data.window}: ${e.data.reason}` : '',
+          e.type === 'freeze.overridden'
+            ? `${e.data.workflowName} past window ${e.data.window}: ${e.data.reason}`
+            : e.type === 'rollout.promoted' || e.type === 'rollout.aborted'
+              ? `${e.data.service} ${e.data.canaryTag} (stable ${e.data.stableTag}), ${e.data.workflowName}`
+              : '',
         ]),
       }));
     });

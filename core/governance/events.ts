@@ -1,7 +1,7 @@
 /**
  * The tenant event feed (issue 20): what happened in a tenant that is not an execution — policy changes, freeze
- * overrides and webhook changes today. Executions stay in the audit trail (`GET /api/v1/audit`); nothing here is
- * written there.
+ * overrides, webhook changes, and promotes and aborts of rollouts by hand. Executions stay in the audit trail
+ * (`GET /api/v1/audit`); nothing here is written there.
  */
 import { z } from 'zod';
 import { TenantPolicy } from './policy.js';
@@ -28,6 +28,18 @@ const FreezeOverridden = z.object({
   }),
 });
 
+/** What a promote or abort by hand of a canary or blue-green release acted on (issue 22). */
+const RolloutActed = z.object({
+  workflowName: z.string().describe('The deploy workflow of the release, e.g. "deploy-service-x7k2p"'),
+  service: z.string().describe('The service, e.g. "web"'),
+  canaryTag: z.string().describe('The tag being rolled out, e.g. "0.2.0"'),
+  stableTag: z.string().describe('The tag it replaces, e.g. "0.1.0"'),
+});
+/** A release promoted by hand: its remaining pauses skipped. */
+const RolloutPromoted = z.object({ type: z.literal('rollout.promoted'), data: RolloutActed });
+/** A release aborted by hand: all traffic back on the stable tag. */
+const RolloutAborted = z.object({ type: z.literal('rollout.aborted'), data: RolloutActed });
+
 /** A change of the tenant's webhooks: the hooks before and after, as members read them (never a secret). */
 const WebhooksChanged = z.object({
   type: z.literal('webhooks.changed'),
@@ -38,7 +50,7 @@ const WebhooksChanged = z.object({
 });
 
 /** What an event says, by type. */
-export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden, WebhooksChanged]);
+export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden, WebhooksChanged, RolloutPromoted, RolloutAborted]);
 export type TenantEventBody = z.output<typeof TenantEventBody>;
 
 /** One event of a tenant's feed. */

@@ -32,6 +32,7 @@ import {
   type EnvVar,
 } from './parameters.js';
 import { SemVerTag } from '../model.js';
+import { CanaryStepsParam, RolloutStrategy } from '../rollouts.js';
 
 /** The service an operation acts on. */
 export interface ServiceTarget {
@@ -39,34 +40,57 @@ export interface ServiceTarget {
   component_name: string;
 }
 
+/** The rollout settings onboard and update-config may set (issue 22), beside the parameters of `docs/api.md`. */
+export interface RolloutParams {
+  strategy?: RolloutStrategy;
+  /** Normalized `canary_steps` text (`core/rollouts.ts` `parseCanarySteps` reads it). */
+  canary_steps?: string;
+}
+
 /** `deploy-service` parameters, by action (`docs/api.md#execute-rules` 3 and "Operation parameters seen in requests"). */
 export type DeployServiceParams =
   | (ServiceTarget & { action: 'deploy'; git_tag: string; dockerfile_repo: string; dockerfile_path?: string; move_from_repo?: string })
-  | (ServiceTarget & {
-      action: 'onboard';
-      git_tag: string;
-      dockerfile_repo: string;
-      port: string;
-      service_template?: string;
-      health_check_path?: string;
-      dockerfile_path?: string;
-    })
-  | (ServiceTarget & { action: 'update-config'; env_vars: EnvVar[] });
+  | (ServiceTarget &
+      RolloutParams & {
+        action: 'onboard';
+        git_tag: string;
+        dockerfile_repo: string;
+        port: string;
+        service_template?: string;
+        health_check_path?: string;
+        dockerfile_path?: string;
+      })
+  // env_vars, strategy or both: a strategy change alone keeps the environment.
+  | (ServiceTarget & RolloutParams & { action: 'update-config'; env_vars?: EnvVar[] });
 
 /** The three actions of `deploy-service`. */
 export const DEPLOY_ACTIONS = ['deploy', 'update-config', 'onboard'] as const;
 export type DeployAction = (typeof DEPLOY_ACTIONS)[number];
 
-/** Which optional parameters each action requires and accepts; any other optional parameter is refused. */
-export const DEPLOY_ACTION_RULES: Record<DeployAction, { requires: readonly string[]; accepts: readonly string[] }> = {
+/**
+ * Which optional parameters each action requires and accepts; any other optional parameter is refused. `oneOf`: at
+ * least one of these is required (update-config changes the environment, the rollout strategy, or both).
+ */
+export const DEPLOY_ACTION_RULES: Record<DeployAction, { requires: readonly string[]; accepts: readonly string[]; oneOf?: readonly string[] }> = {
   deploy: { requires: ['git_tag', 'dockerfile_repo'], accepts: ['dockerfile_path', 'move_from_repo'] },
-  'update-config': { requires: ['env_vars'], accepts: [] },
+  'update-config': { requires: [], accepts: ['env_vars', 'strategy', 'canary_steps'], oneOf: ['env_vars', 'strategy'] },
   onboard: {
     requires: ['git_tag', 'dockerfile_repo', 'port'],
-    accepts: ['service_template', 'health_check_path', 'dockerfile_path'],
+    accepts: ['service_template', 'health_check_path', 'dockerfile_path', 'strategy', 'canary_steps'],
   },
 };
-const DEPLOY_OPTIONAL = ['git_tag', 'dockerfile_repo', 'dockerfile_path', 'env_vars', 'port', 'service_template', 'health_check_path', 'move_from_repo'];
+const DEPLOY_OPTIONAL = [
+  'git_tag',
+  'dockerfile_repo',
+  'dockerfile_path',
+  'env_vars',
+  'port',
+  'service_template',
+  'health_check_path',
+  'move_from_repo',
+  'strategy',
+  'canary_steps',
+];
 
 const serviceTarget = (p: ServiceTarget) => ({ team: p.team_name, service: p.component_name });
 
@@ -83,10 +107,15 @@ const checkStatus: FollowUp<ServiceTarget> = {
  * because OpenAPI 3.0, which shares this schema, knows no `if`.
  */
 const PER_ACTION_SCHEMA = {
-  oneOf: DEPLOY_ACTIONS.map((action) => ({
-    properties: { action: { enum: [action] } },
-    required: [...DEPLOY_ACTION_RULES[action].requires],
-  })),
+  oneOf: DEPLOY_ACTIONS.map((action) => {
+    const { requires, oneOf } = DEPLOY_ACTION_RULES[action];
+    return {
+      properties: { action: { enum: [action] } },
+      // OpenAPI 3.0 forbids an empty `required`.
+      ...(requires.length > 0 ? { required: [...requires] } : {}),
+      ...(oneOf ? { anyOf: oneOf.map((field) => ({ required: [field] })) } : {}),
+    };
+  }),
 };
 
 /** How to ship a new tag of an existing service, for refusals that point there. */
@@ -135,6 +164,8 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
         .optional()
         .describe('Platform service template for onboard, e.g. "default" (the default)'),
       health_check_path: HealthCheckPathParam.optional().describe('Probe path for onboard when the app does not serve /healthz, e.g. "/api/health"'),
+      strategy: RolloutStrategy.optional().describe('Rollout of later releases, onboard or update-config: "rolling" (default), "canary" or "blue-green"'),
+      canary_steps: CanaryStepsParam.optional().describe('With strategy=canary: traffic steps "<weight>%:<pause>,…", default "10%:2m,50%:5m"'),
     })
     .meta(PER_ACTION_SCHEMA)
     // Runs whenever `action` is valid, so the fields an action requires are reported with every other problem at once.
@@ -143,6 +174,12 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
       const given = value as Record<string, unknown>;
       for (const field of rules.requires) {
         if (given[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `is required for action=${value.action}` });
+      }
+      if (rules.oneOf && rules.oneOf.every((field) => given[field] === undefined)) {
+        ctx.addIssue({ code: 'custom', path: [rules.oneOf[0]!], message: `is required for action=${value.action} unless ${rules.oneOf.slice(1).join(' or ')} is given` });
+      }
+      if (given.canary_steps !== undefined && given.strategy !== 'canary') {
+        ctx.addIssue({ code: 'custom', path: ['canary_steps'], message: 'needs strategy="canary" in the same call' });
       }
       for (const field of DEPLOY_OPTIONAL) {
         if (given[field] !== undefined && !rules.requires.includes(field) && !rules.accepts.includes(field)) {
@@ -175,8 +212,13 @@ export const deployService = defineOperation<'deploy-service', z.ZodObject, Depl
   },
   summarize: (p) =>
     p.action === 'update-config'
-      ? `replace the environment of ${p.team_name}/${p.component_name} with ${p.env_vars.length} variable${p.env_vars.length === 1 ? '' : 's'}`
-      : `${p.action} ${p.team_name}/${p.component_name} at ${p.git_tag} from ${p.dockerfile_repo}`,
+      ? [
+          p.env_vars && `replace the environment of ${p.team_name}/${p.component_name} with ${p.env_vars.length} variable${p.env_vars.length === 1 ? '' : 's'}`,
+          p.strategy && `set the rollout strategy of ${p.team_name}/${p.component_name} to ${p.strategy}`,
+        ]
+          .filter(Boolean)
+          .join(' and ')
+      : `${p.action} ${p.team_name}/${p.component_name} at ${p.git_tag} from ${p.dockerfile_repo}${p.action === 'onboard' && p.strategy ? ` (strategy ${p.strategy})` : ''}`,
 });
 
 export const provisionDatabase = defineOperation({

@@ -47,6 +47,7 @@ describeContract('kubernetes', async () => {
       },
     },
     workflowSeconds: 90,
+    rollouts: { unhealthyTag: '1.3.0', quickSteps: '10%:2s,50%:2s', heldSteps: '10%:1h,50%:1h' },
     async stop() {
       await pds.stop();
       await actions.close();

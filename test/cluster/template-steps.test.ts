@@ -26,6 +26,7 @@ import {
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applicationName, imageRef, previewName, serviceHost } from '../../core/names.js';
+import { BLUE_GREEN_AUTO_PROMOTION_SECONDS, errorRateQuery } from '../../core/rollouts.js';
 import { LocalArgo, type RunResult } from '../fixtures/argo-steps/runner.js';
 import { BUILD_IMAGE_STUBS } from '../fixtures/argo-steps/pods.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
@@ -284,7 +285,8 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
       health_check_path: '/api/health',
     });
     expect(r.phase, r.message).toBe('Succeeded');
-    expect(r.nodes.filter((n) => n.phase === 'Skipped').map((n) => n.path).sort()).toEqual(['deploy', 'update-config']);
+    // A rolling service (no strategy given) gets no Rollout.
+    expect(r.nodes.filter((n) => n.phase === 'Skipped').map((n) => n.path).sort()).toEqual(['deploy', 'onboard/write-rollout', 'update-config']);
     // The build got the repository at the tag (cloned for real) and the Dockerfile at dockerfile_path; the push, a
     // container of its own, used the registry credential.
     expect(pushed()).toEqual([expect.objectContaining({ destination: image('web', '0.1.0'), dockerfile: 'docker/Dockerfile', credential: 'shared' })]);
@@ -388,6 +390,76 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     // Owned by the Workflow: deleting the Workflow (pds may) deletes the Secret (the garbage collector does).
     await pds.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ group: 'argoproj.io', version: 'v1alpha1', namespace: WORKFLOWS, plural: 'workflows', name: r.name });
     await until('the env Secret to be garbage-collected', async () => !(await getObject('v1', 'Secret', WORKFLOWS, `${r.name}-env`)), 30);
+  });
+
+  it('deploy-service update-config strategy writes the Rollout, AnalysisTemplate, Services and HTTPRoute per strategy, and rolling removes them', async () => {
+    await admin.makeApiClient(CoreV1Api).patchNamespacedConfigMap({
+      name: 'pds-workflow-config',
+      namespace: WORKFLOWS,
+      body: [{ op: 'add', path: '/data/PROMETHEUS_URL', value: 'http://prometheus.monitoring:9090' }],
+    });
+    const strategy = (s: Record<string, string>) =>
+      submit('deploy-service', { action: 'update-config', team_name: TEAM, component_name: 'web', tenant_uid: tenantUid, application: 'acme-web', host: host('web'), ...s });
+    const json = (file: string) => JSON.parse(fileAt(gitopsRepo, `tenants/acme/web/${file}`)!);
+    const image0 = parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.spec.containers[0].image;
+
+    const canary = await strategy({ strategy: 'canary', canary_steps: '10%:2m,50%:5m' });
+    expect(canary.phase, canary.message).toBe('Succeeded');
+    expect(canary.nodes.filter((n) => n.phase !== 'Skipped').map((n) => n.path)).toEqual(['check-tenant', 'update-config/check-service/check', 'update-config/write-rollout/write']);
+    expect(filesUnder(gitopsRepo, 'tenants/acme/web')).toEqual(expect.arrayContaining(['tenants/acme/web/rollout.json', 'tenants/acme/web/analysis.json', 'tenants/acme/web/service-canary.json', 'tenants/acme/web/httproute.json']));
+    // The Deployment keeps the pod template, and so the one image reference, at no replicas; the Rollout runs the pods.
+    const deployment = parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!);
+    expect(deployment.spec.replicas).toBe(0);
+    expect(deployment.spec.template.spec.containers[0].image).toBe(image0);
+    const rollout = json('rollout.json');
+    process.stdout.write(`\ncanary Rollout written by write-rollout:\n${JSON.stringify(rollout.spec, null, 2)}\n`);
+    expect(rollout.spec).toMatchObject({
+      replicas: 1,
+      workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'acme-web' },
+      strategy: {
+        canary: {
+          stableService: 'acme-web',
+          canaryService: 'acme-web-canary',
+          trafficRouting: { plugins: { 'argoproj-labs/gatewayAPI': { httpRoute: 'acme-web', namespace: TEAM } } },
+          steps: [
+            { setWeight: 10 }, { pause: { duration: '2m' } }, { analysis: { templates: [{ templateName: 'acme-web' }] } },
+            { setWeight: 50 }, { pause: { duration: '5m' } }, { analysis: { templates: [{ templateName: 'acme-web' }] } },
+          ],
+        },
+      },
+    });
+    const analysis = json('analysis.json');
+    expect(analysis.spec.metrics.map((m: any) => m.name)).toEqual(['health', 'error-rate']);
+    // The probe path the Deployment uses (this service was onboarded with /api/health), on the canary's Service.
+    expect(analysis.spec.metrics[0]).toMatchObject({ successCondition: 'true', provider: { web: { url: 'http://acme-web-canary.acme.svc/api/health' } } });
+    expect(analysis.spec.metrics[1].provider.prometheus).toEqual({ address: 'http://prometheus.monitoring:9090', query: errorRateQuery(TEAM, 'acme-web-canary') });
+    expect(json('httproute.json').spec).toEqual({
+      parentRefs: [{ name: 'pds-gateway', namespace: 'gateway-system' }],
+      hostnames: [host('web')],
+      rules: [{ backendRefs: [{ name: 'acme-web', port: 80, weight: 100 }, { name: 'acme-web-canary', port: 80, weight: 0 }] }],
+    });
+    // Argo CD would apply them: the API server accepts every manifest against the Rollouts and Gateway API CRDs.
+    const applied = argoCdSync('web');
+    for (const object of ['rollout.argoproj.io/acme-web', 'analysistemplate.argoproj.io/acme-web', 'httproute.gateway.networking.k8s.io/acme-web', 'service/acme-web-canary']) {
+      expect(applied).toContain(`${object} created (server dry run)`);
+    }
+
+    const blueGreen = await strategy({ strategy: 'blue-green' });
+    expect(blueGreen.phase, blueGreen.message).toBe('Succeeded');
+    expect(filesUnder(gitopsRepo, 'tenants/acme/web')).not.toContain('tenants/acme/web/httproute.json');
+    expect(json('rollout.json').spec.strategy).toEqual({
+      blueGreen: {
+        activeService: 'acme-web', previewService: 'acme-web-preview', autoPromotionEnabled: true,
+        autoPromotionSeconds: BLUE_GREEN_AUTO_PROMOTION_SECONDS, prePromotionAnalysis: { templates: [{ templateName: 'acme-web' }] },
+      },
+    });
+    expect(json('service-preview.json').metadata.name).toBe('acme-web-preview');
+    expect(argoCdSync('web')).toMatch(/service\/acme-web-preview created \(server dry run\)/);
+
+    const rolling = await strategy({ strategy: 'rolling' });
+    expect(rolling.phase, rolling.message).toBe('Succeeded');
+    expect(filesUnder(gitopsRepo, 'tenants/acme/web')).toEqual(['tenants/acme/web/deployment.yaml', 'tenants/acme/web/ingress.yaml', 'tenants/acme/web/service.yaml']);
+    expect(parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.replicas).toBe(1);
   });
 
   it('rollback-service returns to a tag deployed before and refuses one never deployed', async () => {

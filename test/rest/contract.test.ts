@@ -112,7 +112,7 @@ describe('MCP tool schemas', () => {
     expect(Object.keys(byName.platform_get_logs!.inputSchema.properties!)).toEqual(['team', 'app', 'lines', 'since']);
     expect(Object.keys(byName.platform_deploy_service!.inputSchema.properties!)).toEqual([
       'action', 'team_name', 'component_name', 'git_tag', 'dockerfile_repo', 'dockerfile_path', 'move_from_repo', 'env_vars', 'port',
-      'service_template', 'health_check_path', 'wait_seconds', 'override_reason',
+      'service_template', 'health_check_path', 'strategy', 'canary_steps', 'wait_seconds', 'override_reason',
     ]);
     // wait_seconds says how to call, not what to submit: GET /operations does not list it (issue 11 item 2).
     const listed = (describeOperation(allTools.find((t) => t.name === 'platform_deploy_service')!).parameters).map((p) => p.name);

@@ -15,7 +15,7 @@ import type { TenantRef } from '../../core/ports.js';
 import { roleAllows, roleIn } from '../access.js';
 import { requirePerson } from '../governance.js';
 import type { AuditEntry } from '../../core/model.js';
-import type { AnyOperationContract, Door, OperationParams } from '../../core/operations/index.js';
+import type { AnyOperationContract, Door, OperationId, OperationParams } from '../../core/operations/index.js';
 import { parameterStrings, redactEnvVars, type EnvVar } from '../../core/operations/parameters.js';
 import type { ToolContext } from '../define.js';
 import { visibleTenantNames } from '../not-found.js';
@@ -109,7 +109,7 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
     door: ctx.door,
     visibleTenants: () => visibleTenantNames(ctx.platform.backend, ctx.identity),
   });
-  const override = await checkFreeze(contract, parameters, overrideReason, ctx);
+  const override = await checkFreeze(contract.id, contract.target(parameters as Record<string, unknown>).team, overrideReason, ctx);
   // The override is part of what was done: audited, and bound into a confirmation like any parameter.
   if (override) recorded.override_reason = override.reason;
   // Beside the parameters (issue 20 item 6): which CI run deployed, since its caller id names only the repository.
@@ -184,31 +184,31 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
 }
 
 /** A freeze window overridden by a tenant admin, for the audit entry and the tenant's feed. */
-interface FreezeOverride {
+export interface FreezeOverride {
   tenant: TenantRef;
   freeze: ActiveFreeze;
   reason: string;
 }
 
 /**
- * Refuse an execution of an operation a freeze window of its tenant covers now (issue 20 item 3), before anything is
- * recorded; let it through when a tenant admin (or platform admin), signed in as a person, gave `override_reason`.
+ * Refuse an execution of `operation` (or what counts as one: a rollout's promote counts as a `deploy-service`) that a
+ * freeze window of tenant `team` covers now (issue 20 item 3), before anything is recorded; let it through when a
+ * tenant admin (or platform admin), signed in as a person, gave `override_reason`.
  * @returns the override when one was used; `undefined` when no window is active (a reason given then is ignored).
  * @throws Forbidden naming the window, its reason and its end (in its time zone and UTC); or, for an override, saying
  *   that a person with the tenant's admin role is needed.
  */
-async function checkFreeze(
-  contract: AnyOperationContract,
-  parameters: OperationParams,
+export async function checkFreeze(
+  operation: OperationId,
+  team: string | undefined,
   reason: string | undefined,
   ctx: ToolContext,
 ): Promise<FreezeOverride | undefined> {
-  const team = contract.target(parameters as Record<string, unknown>).team;
   const tenant = team ? await ctx.platform.backend.getTenantRef(team) : undefined;
-  if (!tenant) return undefined;
-  const freeze = activeFreeze(await ctx.platform.governance.policy(tenant), contract.id, new Date());
+  if (!team || !tenant) return undefined;
+  const freeze = activeFreeze(await ctx.platform.governance.policy(tenant), operation, new Date());
   if (!freeze) return undefined;
-  const refusal = describeFreeze(freeze, contract.id, team);
+  const refusal = describeFreeze(freeze, operation, team);
   if (!reason) {
     throw new Forbidden(
       `${refusal}. Nothing was changed. Try again after the window, or a tenant admin signed in as a person (pds login) ` +
