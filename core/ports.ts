@@ -16,9 +16,11 @@ import type {
   Tenant,
   WorkflowStep,
 } from './model.js';
+import type { Approval, ApprovalRequest, ApprovalState, WorkflowApproval } from './governance/approvals.js';
 import type { TenantEvent, TenantEventBody } from './governance/events.js';
 import type { RolloutView } from './rollouts.js';
 import type { TenantPolicy } from './governance/policy.js';
+import type { ImageSource } from './images.js';
 import type { Webhook, WebhookDelivery, WebhookInput } from './governance/webhooks.js';
 
 /** Tenants, services, GitOps status, logs and resource usage (read side of the platform). */
@@ -81,6 +83,11 @@ export interface WorkflowSubmission<K extends OperationId = OperationId> {
   audit: AuditEntry;
   /** The uid of the tenant the operation acts on when it exists at submission (absent for create-tenant). */
   tenantUid?: string;
+  /**
+   * The approval the tenant's policy asks for (issue 20 item 2): the engine records it with the workflow and the
+   * `approval.requested` event in the same write, and runs nothing (creates no Argo Workflow) until it is approved.
+   */
+  approval?: ApprovalRequest;
 }
 
 export type { WorkflowStep } from './model.js';
@@ -109,6 +116,20 @@ export interface WorkflowRun {
   parameters: Record<string, string>;
   /** Its steps in order, with their progress; empty when the engine does not report steps. */
   steps: WorkflowStep[];
+  /** The approval it waits or waited for, when its tenant's policy asked for one (issue 20 item 2). */
+  approval?: WorkflowApproval;
+}
+
+/** A decision that settles a workflow waiting for approval `failed` without running it. */
+export interface AwaitingOutcome {
+  /** `rejected` (an approver said no), `expired` (nobody decided in time), `cancelled` (withdrawn, e.g. a cancel). */
+  state: Extract<ApprovalState, 'rejected' | 'expired' | 'cancelled'>;
+  /** Who settled it: the rejecter, the canceller, or `EXPIRY_USER` (`core/governance/approvals.ts`). */
+  userId: string;
+  /** Why; becomes part of the workflow's failure message and (rejected, expired) the event's `comment`. */
+  reason: string;
+  /** ISO 8601 UTC. */
+  timestamp: string;
 }
 
 /** A query of workflows, executed by the engine's store; newest first. */
@@ -156,6 +177,46 @@ export interface WorkflowEngine {
    * @throws Upstream when the log exists but cannot be read (e.g. the API server refuses `pods/log`).
    */
   stepLog?(workflow: string, step: string, lines: number): Promise<string[]>;
+  /**
+   * Record one person's approval of a workflow waiting for it, with its `approval.decided` event, in one write; when
+   * it is the `required`-th, start the workflow (sandbox: its steps become runnable; Kubernetes: the Argo Workflow is
+   * created). Across replicas exactly one call reaches `required`, so a workflow starts once.
+   * @returns the approval after the vote.
+   * @throws NotFound when no approval has that id; Conflict when it is no longer pending or `vote.userId` already
+   *   approved it. The caller checks who may approve.
+   */
+  approve(approvalId: string, vote: { userId: string; comment?: string; timestamp: string }): Promise<Approval>;
+  /**
+   * Settle a workflow that waits for approval `failed` (the message says why), close its approval as `outcome.state`
+   * and, for a rejection or expiry, record the `approval.decided` event — one write; then tell onChange and onSettled
+   * listeners. Nothing ever ran, so nothing is undone. For cancelling a waiting workflow, use `state: 'cancelled'`.
+   * @returns false when the workflow was not waiting (already started, settled, or unknown): nothing changed.
+   */
+  settleAwaiting(workflowName: string, outcome: AwaitingOutcome): Promise<boolean>;
+}
+
+/** A query of approvals, executed by the record store; newest first. */
+export interface ApprovalQuery {
+  /** Only approvals of these tenants (by name); `'all'` for every tenant. */
+  tenants: 'all' | readonly string[];
+  /** Only approvals in this state. */
+  state?: ApprovalState;
+  /** At most this many. */
+  limit: number;
+}
+
+/** Approval requests (issue 20 item 2), kept in the record store on both backends; written by the workflow engines. */
+export interface ApprovalStore {
+  /** One approval by id, or `undefined`. */
+  get(id: string): Promise<Approval | undefined>;
+  /** The approval of workflow `name`, or `undefined` when it needed none. */
+  ofWorkflow(name: string): Promise<Approval | undefined>;
+  /** Approvals the query selects, newest first. */
+  list(query: ApprovalQuery): Promise<Approval[]>;
+  /** Pending approvals whose expiry is at or before `now`, oldest first, at most `limit`. */
+  due(now: Date, limit: number): Promise<Approval[]>;
+  /** The earliest expiry among pending approvals, or `undefined` when none is pending. */
+  nextExpiry(): Promise<Date | undefined>;
 }
 
 /** The audit trail (`docs/api.md#audit-entry`). Writes are atomic; nothing acknowledged is lost. */
@@ -298,6 +359,46 @@ export interface GovernanceStore {
   events(tenant: TenantRef, limit: number): Promise<TenantEvent[]>;
 }
 
+/**
+ * An image a service runs, as pds observed it (issue 20 item 4): the image name (`<repository>:<tag>`, see
+ * `core/images.ts`) and its digest, with the source it was built from when the observer knows it.
+ */
+export interface RunningImage {
+  /** `<repository>:<tag>` without digest, e.g. `registry.example.com/pds/src/acme/web:0.1.0`. */
+  image: string;
+  /** `sha256:<64 hex>`. */
+  digest: string;
+  /** `<owner>/<repo>` it was built from, when known (what a promotion redeploys). */
+  repo?: string;
+  /** The build file it was built from, when known. */
+  dockerfilePath?: string;
+}
+
+/** One stretch of time during which a service ran one image Synced and Healthy without a gap. */
+export interface HealthyInterval extends RunningImage {
+  /** ISO 8601 UTC: when pds first observed it Synced and Healthy. */
+  since: string;
+  /** ISO 8601 UTC: when pds observed it stop (another image, not Synced or not Healthy, removed); absent: still. */
+  until?: string;
+}
+
+/**
+ * What pds observed each service run Synced and Healthy, and for how long (issue 20 item 4: verified promotion), kept
+ * in the record store by tenant identity. Observers (the sandbox's simulated GitOps, the Argo CD Application informer)
+ * report every change; any other state ends the open interval, so a gap restarts the clock.
+ */
+export interface ImageObservations {
+  /**
+   * Record what `tenant`/`app` is at `at`: Synced and Healthy running `running`, or anything else (`undefined`:
+   * progressing, degraded, out of sync, removed). Idempotent: replicas reporting the same state change nothing.
+   */
+  observe(tenant: TenantRef, app: string, running: RunningImage | undefined, at: Date): Promise<void>;
+  /** The intervals during which `tenant`/`app` ran `image` (`<repository>:<tag>`) Synced and Healthy, newest first. */
+  intervals(tenant: TenantRef, app: string, image: string): Promise<HealthyInterval[]>;
+  /** The open interval of `tenant`/`app`: what it runs Synced and Healthy now, or `undefined`. */
+  current(tenant: TenantRef, app: string): Promise<HealthyInterval | undefined>;
+}
+
 /** A hook in the answer to the change that created it: its secret, shown this once. */
 export type NewWebhook = Webhook & { secret?: string };
 
@@ -351,6 +452,17 @@ export interface Platform {
   readonly once: OnceStore;
   /** Tenant policies and event feeds (issue 20). */
   readonly governance: GovernanceStore;
+  /** Approval requests (issue 20 item 2); decided through {@link WorkflowEngine.approve} and `settleAwaiting`. */
+  readonly approvals: ApprovalStore;
+  /** What services ran Synced and Healthy, by image digest (issue 20 item 4). */
+  readonly images: ImageObservations;
+  /**
+   * The image (`<repository>:<tag>`, no digest) a deploy of `source` to `team`/`app` builds and runs
+   * (`core/images.ts`): the backend's registry, and the build file the backend would use when `source` names none.
+   */
+  sourceImage(team: string, app: string, source: ImageSource): Promise<string>;
+  /** The platform's clock: what governance checks (promotion's "healthy for 30m") and observations measure time by. */
+  now(): Date;
   /** Tenant webhooks and their deliveries (issue 20). */
   readonly webhooks: WebhookService;
   /** Promote and abort of canary and blue-green releases by hand (issue 22). */

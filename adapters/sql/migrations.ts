@@ -274,6 +274,92 @@ function governance(engine: Engine): Migration {
 }
 
 /**
+ * Approvals (issue 20 item 2): one approval request per waiting workflow, each person's approval once (the primary key
+ * of `approval_votes`), and on the workflow whether it still waits (`awaiting_approval`: not claimed, not queued
+ * ahead of others, not a ghost) and which approval it has.
+ */
+function approvals(engine: Engine): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('workflows').addColumn('approval_id', 'text').execute();
+      await db.schema
+        .alterTable('workflows')
+        .addColumn('awaiting_approval', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createTable('approvals')
+        .$call(withSeq(engine))
+        .addColumn('id', 'text', (c) => c.notNull().unique())
+        .addColumn('workflow_name', 'text', (c) => c.notNull().unique())
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('tenant_uid', 'text')
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('parameters', 'text', (c) => c.notNull())
+        .addColumn('requested_by', 'text', (c) => c.notNull())
+        .addColumn('requested_at', 'text', (c) => c.notNull())
+        .addColumn('required', 'integer', (c) => c.notNull())
+        .addColumn('approvers', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('decided_at', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('reason', 'text')
+        .execute();
+      await db.schema.createIndex('approvals_by_state_expiry').on('approvals').columns(['state', 'expires_at']).execute();
+      await db.schema.createIndex('approvals_by_tenant').on('approvals').columns(['tenant', 'seq']).execute();
+      await db.schema
+        .createTable('approval_votes')
+        .addColumn('approval_id', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('comment', 'text')
+        .addColumn('timestamp', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('approval_votes_pk', ['approval_id', 'user_id'])
+        .execute();
+    },
+  };
+}
+
+/**
+ * Verified promotion (issue 20 item 4): the sandbox's registry of built images (a source is built once), and the
+ * intervals during which each service ran one image Synced and Healthy, at most one open per service.
+ */
+function images(engine: Engine): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('images')
+        .addColumn('image', 'text', (c) => c.primaryKey())
+        .addColumn('digest', 'text', (c) => c.notNull())
+        .addColumn('built_at', 'text', (c) => c.notNull())
+        .addColumn('workflow', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('image_observations')
+        .$call(withSeq(engine))
+        .addColumn('tenant_uid', 'text', (c) => c.notNull())
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('app', 'text', (c) => c.notNull())
+        .addColumn('image', 'text', (c) => c.notNull())
+        .addColumn('digest', 'text', (c) => c.notNull())
+        .addColumn('repo', 'text')
+        .addColumn('dockerfile_path', 'text')
+        .addColumn('since', 'text', (c) => c.notNull())
+        .addColumn('until', 'text')
+        .execute();
+      await db.schema.createIndex('image_observations_by_image').on('image_observations').columns(['tenant_uid', 'app', 'image']).execute();
+      // Replicas observing the same change race to open its interval: one wins, the other sees it open.
+      await db.schema
+        .createIndex('image_observations_open')
+        .on('image_observations')
+        .columns(['tenant_uid', 'app'])
+        .unique()
+        .where(sql.ref('until'), 'is', null)
+        .execute();
+    },
+  };
+}
+
+/**
  * Webhooks (issue 20 item 5): each tenant's hooks (secrets sealed), and the delivery outbox — one row per event and
  * hook (unique, so an event written twice is delivered once), claimed with a lease by one process at a time.
  */
@@ -363,7 +449,9 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0003-log-lines': logLines(engine),
     '0004-repository-registrants': repositoryRegistrants,
     '0005-governance': governance(engine),
+    '0006-approvals': approvals(engine),
     '0007-webhooks': webhooks(engine),
+    '0008-images': images(engine),
     '0009-repository-ids': repositoryIds,
     '0010-rollouts': rollouts,
   };

@@ -21,7 +21,8 @@ const operations = contracts.map((c) => c.id);
 
 /** Values pds derives and passes, by operation (issue 10 "deploy/"; documented in deploy/README.md). */
 const DERIVED: Record<string, string[]> = {
-  'deploy-service': ['tenant_uid', 'application', 'host', 'image', 'env_secret', 'env_keys'],
+  // image_digest: a digest the door verified or a promotion took (beside the contract's parameters, never a caller's).
+  'deploy-service': ['tenant_uid', 'application', 'host', 'image', 'image_digest', 'push_secret', 'env_secret', 'env_keys'],
   'create-tenant': ['tenant_uid'],
   'provision-database': ['tenant_uid', 'application'],
   'retire-service': ['tenant_uid', 'application'],

@@ -4,7 +4,11 @@ import { migrations } from '../../adapters/sql/migrations.js';
 import { ENGINES, openStore, testLocation } from './helpers.js';
 
 const TABLES = [
+  'approval_votes',
+  'approvals',
   'audit_entries',
+  'image_observations',
+  'images',
   'installations',
   'log_lines',
   'oauth_records',
@@ -23,9 +27,13 @@ const TABLES = [
 ];
 
 const INDEXES = [
+  'approvals_by_state_expiry',
+  'approvals_by_tenant',
   'audit_by_tenant',
   'audit_by_tenant_uid',
   'audit_by_user',
+  'image_observations_by_image',
+  'image_observations_open',
   'log_lines_by_service',
   'oauth_records_by_grant',
   'oauth_records_by_uid',
