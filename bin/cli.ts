@@ -116,7 +116,9 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
   for (const name of OPERATOR_COMMANDS) {
     const module = await load(name);
     program
-      .command(name)
+      // `pds console` (a sandbox's one-time console sign-in link) is named where it is needed (npm start's banner,
+      // pds dev, the console's sign-in page, README): it works, unlisted, so the help keeps to one screen.
+      .command(name, { hidden: name === 'console' })
       .summary(module.summary)
       .description(`${module.summary} (its own options: pds ${name} --help)`)
       .helpOption(false)
