@@ -66,7 +66,7 @@ function retryCommand() {
 }
 
 export function workflowsCommand() {
-  return apiCommand('workflows', 'workflow history, newest first (--team, --service); cancel, retry')
+  return apiCommand('workflows', 'workflow history (--team, --service); cancel, retry')
     .addCommand(cancelCommand())
     .addCommand(retryCommand())
     .option('--team <team>', 'only this tenant, e.g. acme')
