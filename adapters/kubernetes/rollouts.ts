@@ -6,6 +6,7 @@
  * https://argo-rollouts.readthedocs.io/en/stable/generated/kubectl-argo-rollouts/kubectl-argo-rollouts_promote/).
  * Only the fields pds reads are typed: Argo's own types stop here.
  */
+import { splitImage } from '../../core/images.js';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { Conflict, NotFound, Upstream } from '../../core/errors.js';
 import { applicationName } from '../../core/names.js';
@@ -39,10 +40,11 @@ export interface Rollout extends KubernetesObject {
   };
 }
 
-/** The tag of an image reference `<registry>/<team>/<service>:<tag>` (or `…@sha256:…` keyed by a `pds.dev/image-tag`). */
-function tagOf(image: string | undefined): string {
-  const at = image?.lastIndexOf(':') ?? -1;
-  return image && at > image.lastIndexOf('/') ? image.slice(at + 1) : '';
+/** The tag of an image reference `<registry>/src/<owner>/<repo>:<tag>`, pinned or not (`…:<tag>@sha256:…`, `core/images.ts`). */
+function tagOf(reference: string | undefined): string {
+  const { image } = splitImage(reference ?? '');
+  const at = image.lastIndexOf(':');
+  return at > image.lastIndexOf('/') ? image.slice(at + 1) : '';
 }
 
 /**
