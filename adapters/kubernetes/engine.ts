@@ -153,7 +153,9 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       tenantUid = uid;
     }
     const factory = clusterOperations[operation] as ArgumentFactory<OperationId>;
-    const args = factory(submission.parameters as never, { registry: this.options.registry, domain: this.options.domain, tenantUid, workflowName: name });
+    // The override is recorded beside the parameters (tools/operations/execute.ts), not among the typed ones.
+    const override = submission.recorded.override_reason !== undefined;
+    const args = factory(submission.parameters as never, { registry: this.options.registry, domain: this.options.domain, tenantUid, workflowName: name, override });
     const startedAt = this.now().toISOString();
     await this.options.records.transaction(async (tx) => {
       await tx.audit.append(submission.audit, { tenantUid: operation === 'create-tenant' ? null : tenantUid });

@@ -27,6 +27,17 @@ export interface ArgumentContext {
   tenantUid: string;
   /** The Workflow's name (the env Secret is `<name>-env`). */
   workflowName: string;
+  /**
+   * A tenant admin overrode a freeze window (`override_reason`): the templates that sync then end with a manual sync of
+   * the Application (`manual_sync=true`), which the AppProject's deny windows let through (`manualSync: true`) while
+   * they hold Argo CD's automated sync (issue 20 item 3).
+   */
+  override?: boolean;
+}
+
+/** `manual_sync` for the templates that declare it, only when the execution overrode a freeze window. */
+function manualSync(ctx: ArgumentContext): { manual_sync?: string } {
+  return ctx.override ? { manual_sync: 'true' } : {};
 }
 
 export type ArgumentFactory<K extends OperationId> = (params: OperationParams<K>, ctx: ArgumentContext) => WorkflowArguments;
@@ -44,6 +55,7 @@ export const clusterOperations: ClusterOperationTable = {
       ...parameterStrings(p, ['env_vars']),
       tenant_uid: ctx.tenantUid,
       application: applicationName(p.team_name, p.component_name),
+      ...manualSync(ctx),
       // The template writes a canary's steps as given: the default is pds's, stated once (core/rollouts.ts).
       ...(p.action !== 'deploy' && p.strategy === 'canary' && { canary_steps: p.canary_steps ?? DEFAULT_CANARY_STEPS }),
     };
@@ -83,6 +95,7 @@ export const clusterOperations: ClusterOperationTable = {
       tenant_uid: ctx.tenantUid,
       application: applicationName(p.team_name, p.component_name),
       image: imageRef(ctx.registry, p.team_name, p.component_name, p.target_tag),
+      ...manualSync(ctx),
     },
   }),
   'preview-deploy': (p, ctx) => {

@@ -30,6 +30,10 @@ export interface ContractTarget {
     syncWindows(team: string): Promise<unknown[]>;
     /** Add a sync window by hand, as someone with `argocd proj windows add` would. */
     addSyncWindow(team: string, window: Record<string, unknown>): Promise<void>;
+    /** Remove the sync windows with this `description` by hand. */
+    removeSyncWindow(team: string, description: string): Promise<void>;
+    /** The image the service's Deployment in the tenant's namespace runs (what Argo CD applied). */
+    runningImage(team: string, service: string): Promise<string | undefined>;
   };
   stop(): Promise<void>;
 }
@@ -511,6 +515,53 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs, argo('63h')]);
       expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
       if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs]);
+    });
+
+    it('break-glass during a freeze Argo CD enforces too: refused at the door, an override deploy syncs by hand and runs the new tag', async () => {
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      const freeze = { name: 'incident', schedule: '* * * * *', duration: '1h', timeZone: 'UTC', operations: ['*'], reason: 'incident freeze' };
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [freeze] })).status).toBe(200);
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toContainEqual(expect.objectContaining({ kind: 'deny', schedule: '* * * * *', manualSync: true }));
+      const execute = '/api/v1/operations/deploy-service/execute';
+      const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: '0.1.0' };
+      const before = (await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName;
+      const refused = await pds.api(ADMIN, 'POST', execute, deploy);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatch(/window "incident" \(incident freeze\)/);
+      expect((await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(before);
+      const settle = async (workflowName: string) =>
+        poll(`the override of ${workflowName}`, t.workflowSeconds, async () => {
+          const w = await pds.api('alice', 'GET', `/api/v1/workflows/${workflowName}`);
+          return w.body.audit.status !== 'submitted' && w.body;
+        });
+
+      const over = await pds.api(ADMIN, 'POST', execute, { ...deploy, override_reason: 'hotfix for incident 43' });
+      expect(over.status, JSON.stringify(over.body)).toBe(200);
+      workflows.push(over.body.workflowName);
+      const run = await settle(over.body.workflowName);
+      expect(run.audit, JSON.stringify(run)).toMatchObject({ status: 'succeeded', parameters: { git_tag: '0.1.0', override_reason: 'hotfix for incident 43' } });
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe('0.1.0');
+      if (t.appProject) {
+        // Argo CD's automated sync is held by the window: the manual sync the workflow asked for applied the new tag.
+        expect(JSON.stringify(run.steps)).toContain('sync-now');
+        expect(await t.appProject.runningImage(TEAM, 'web')).toMatch(/:0\.1\.0$/);
+
+        // A deny window without manualSync holds manual syncs too: the override is then refused by Argo CD, and says so.
+        const strict = { kind: 'deny', schedule: '* * * * *', duration: '1h', applications: ['*'], manualSync: false, description: 'no syncs at all' };
+        await t.appProject.addSyncWindow(TEAM, strict);
+        try {
+          const held = await pds.api(ADMIN, 'POST', execute, { ...deploy, git_tag: '0.1.1', override_reason: 'hotfix for incident 44' });
+          expect(held.status, JSON.stringify(held.body)).toBe(200);
+          workflows.push(held.body.workflowName);
+          const failed = await settle(held.body.workflowName);
+          expect(failed.audit.status).toBe('failed');
+          expect(JSON.stringify(failed)).toMatch(/Blocked by sync window/);
+          expect(await t.appProject.runningImage(TEAM, 'web')).toMatch(/:0\.1\.0$/);
+        } finally {
+          await t.appProject.removeSyncWindow(TEAM, strict.description);
+        }
+      }
+      expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
     });
 
     it('webhooks: set by an admin (secret once), read by members without it, workflow.succeeded delivered signed (REST and MCP)', async () => {
