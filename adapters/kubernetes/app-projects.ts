@@ -74,6 +74,13 @@ export async function reapplySyncWindows(
   return patched;
 }
 
+/** JSON with object keys sorted at every level: equal for values that differ only in key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
 /** Writes pds's windows of one tenant (see the module comment); resolves `true` when the AppProject was patched. */
 function syncWindowWriter(options: SyncWindowOptions): (tenant: TenantRef, policy: TenantPolicy) => Promise<boolean> {
   const custom = options.kc.makeApiClient(CustomObjectsApi);
@@ -95,7 +102,8 @@ function syncWindowWriter(options: SyncWindowOptions): (tenant: TenantRef, polic
       const existing = current.spec?.syncWindows ?? [];
       const theirs = existing.filter((w) => !w.description?.startsWith(SYNC_WINDOW_MARK));
       const wanted = [...theirs, ...ours];
-      if (JSON.stringify(wanted) === JSON.stringify(existing)) return false;
+      // The API server answers a custom object's fields in its own key order, so compare them order-blind.
+      if (canonical(wanted) === canonical(existing)) return false;
       const patch = [
         { op: 'test', path: '/metadata/resourceVersion', value: current.metadata?.resourceVersion },
         { op: 'add', path: '/spec/syncWindows', value: wanted },

@@ -26,7 +26,7 @@ describe('AppProject sync windows at start-up', () => {
     h = await startClusterHarness({});
     objects = h.admin.makeApiClient(CustomObjectsApi);
     // A tenant as create-tenant leaves it, as far as pds reads it here: its Namespace and its AppProject.
-    await h.admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: TEAM, labels: { 'pds.dev/managed-by': 'pds' } } } });
+    await h.admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: TEAM, labels: { 'pds.dev/managed-by': 'pds', 'pds.dev/tenant': TEAM } } } });
     await objects.createNamespacedCustomObject({
       ...project,
       body: { apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: TEAM, namespace: ARGOCD }, spec: { sourceRepos: ['*'] } },
