@@ -19,6 +19,7 @@ import { cliErrorOf } from './client/api.js';
 import { unknownOptionsFirst } from './client/command.js';
 import { CliError, EXIT } from './client/errors.js';
 import { cliWords } from './client/words.js';
+import { approvalsCommand } from './commands/approvals.js';
 import { completionCommand } from './commands/completion.js';
 import { deployCommand } from './commands/deploy.js';
 import { loginCommand } from './commands/login.js';
@@ -46,6 +47,7 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
   tenantsCommand,
   reposCommand,
   policyCommand,
+  approvalsCommand,
   webhooksCommand,
   servicesCommand,
   statusCommand,
@@ -108,7 +110,8 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
   for (const make of PEOPLE_COMMANDS) {
     const command = unknownOptionsFirst(make());
     inherit(command, program, `pds ${command.name()}`);
-    program.addCommand(command);
+    // `pds preview` is the old name of `pds previews create`: it works, unlisted, so the help keeps to one screen.
+    program.addCommand(command, { hidden: command.name() === 'preview' });
   }
   for (const name of OPERATOR_COMMANDS) {
     const module = await load(name);

@@ -38,7 +38,13 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 export const ERROR_CODE_HEADER = 'PDS-Error-Code';
 
 /** The response headers of a confirmation request ({@link ConfirmationRequired}): its value, expiry and plan. */
-export const CONFIRM_HEADERS = { confirm: 'PDS-Confirm', expiresAt: 'PDS-Confirm-Expires', plan: 'PDS-Confirm-Plan' } as const;
+export const CONFIRM_HEADERS = {
+  confirm: 'PDS-Confirm',
+  expiresAt: 'PDS-Confirm-Expires',
+  plan: 'PDS-Confirm-Plan',
+  /** `person`: only the person may answer (MCP elicitation), never the agent ({@link ConfirmationRequired.personOnly}). */
+  answeredBy: 'PDS-Confirm-Answered-By',
+} as const;
 
 /** Base class: `message` is safe to show to the caller; `cause` (upstream detail) is for logs only. */
 export class PlatformError extends Error {
@@ -91,18 +97,27 @@ export class ConfirmationRequired extends PlatformError {
   readonly expiresAt: string;
   /** What the operation will do, one line. */
   readonly plan: string;
-  constructor(message: string, details: { confirm: string; expiresAt: string; plan: string }) {
+  /**
+   * True when only the person may answer (an approval decision over MCP, issue 20 item 2): an MCP client that cannot
+   * ask them (no elicitation) gets a refusal instead of the value, so an agent can never confirm it by itself.
+   */
+  readonly personOnly: boolean;
+  constructor(message: string, details: { confirm: string; expiresAt: string; plan: string; personOnly?: boolean }) {
+    const { personOnly = false, ...data } = details;
     super('CONFIRMATION_REQUIRED', message, {
       headers: {
         [CONFIRM_HEADERS.confirm]: details.confirm,
         [CONFIRM_HEADERS.expiresAt]: details.expiresAt,
         [CONFIRM_HEADERS.plan]: headerText(details.plan),
+        ...(personOnly ? { [CONFIRM_HEADERS.answeredBy]: 'person' } : {}),
       },
-      data: { ...details },
+      // A value only the person may use is not data for the agent.
+      ...(personOnly ? {} : { data }),
     });
     this.confirm = details.confirm;
     this.expiresAt = details.expiresAt;
     this.plan = details.plan;
+    this.personOnly = personOnly;
   }
 }
 
@@ -221,6 +236,7 @@ export function errorFromResponse(status: number, headers: { get(name: string): 
         confirm: headers.get(CONFIRM_HEADERS.confirm) ?? '',
         expiresAt: headers.get(CONFIRM_HEADERS.expiresAt) ?? '',
         plan: headers.get(CONFIRM_HEADERS.plan) ?? '',
+        personOnly: headers.get(CONFIRM_HEADERS.answeredBy) === 'person',
       });
     case 'UNAUTHENTICATED':
       return new Unauthenticated(message, challenge ? { challenge } : {});

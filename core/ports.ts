@@ -16,6 +16,7 @@ import type {
   Tenant,
   WorkflowStep,
 } from './model.js';
+import type { Approval, ApprovalRequest, ApprovalState, WorkflowApproval } from './governance/approvals.js';
 import type { TenantEvent, TenantEventBody } from './governance/events.js';
 import type { RolloutView } from './rollouts.js';
 import type { TenantPolicy } from './governance/policy.js';
@@ -81,6 +82,11 @@ export interface WorkflowSubmission<K extends OperationId = OperationId> {
   audit: AuditEntry;
   /** The uid of the tenant the operation acts on when it exists at submission (absent for create-tenant). */
   tenantUid?: string;
+  /**
+   * The approval the tenant's policy asks for (issue 20 item 2): the engine records it with the workflow and the
+   * `approval.requested` event in the same write, and runs nothing (creates no Argo Workflow) until it is approved.
+   */
+  approval?: ApprovalRequest;
 }
 
 export type { WorkflowStep } from './model.js';
@@ -109,6 +115,20 @@ export interface WorkflowRun {
   parameters: Record<string, string>;
   /** Its steps in order, with their progress; empty when the engine does not report steps. */
   steps: WorkflowStep[];
+  /** The approval it waits or waited for, when its tenant's policy asked for one (issue 20 item 2). */
+  approval?: WorkflowApproval;
+}
+
+/** A decision that settles a workflow waiting for approval `failed` without running it. */
+export interface AwaitingOutcome {
+  /** `rejected` (an approver said no), `expired` (nobody decided in time), `cancelled` (withdrawn, e.g. a cancel). */
+  state: Extract<ApprovalState, 'rejected' | 'expired' | 'cancelled'>;
+  /** Who settled it: the rejecter, the canceller, or `EXPIRY_USER` (`core/governance/approvals.ts`). */
+  userId: string;
+  /** Why; becomes part of the workflow's failure message and (rejected, expired) the event's `comment`. */
+  reason: string;
+  /** ISO 8601 UTC. */
+  timestamp: string;
 }
 
 /** A query of workflows, executed by the engine's store; newest first. */
@@ -156,6 +176,46 @@ export interface WorkflowEngine {
    * @throws Upstream when the log exists but cannot be read (e.g. the API server refuses `pods/log`).
    */
   stepLog?(workflow: string, step: string, lines: number): Promise<string[]>;
+  /**
+   * Record one person's approval of a workflow waiting for it, with its `approval.decided` event, in one write; when
+   * it is the `required`-th, start the workflow (sandbox: its steps become runnable; Kubernetes: the Argo Workflow is
+   * created). Across replicas exactly one call reaches `required`, so a workflow starts once.
+   * @returns the approval after the vote.
+   * @throws NotFound when no approval has that id; Conflict when it is no longer pending or `vote.userId` already
+   *   approved it. The caller checks who may approve.
+   */
+  approve(approvalId: string, vote: { userId: string; comment?: string; timestamp: string }): Promise<Approval>;
+  /**
+   * Settle a workflow that waits for approval `failed` (the message says why), close its approval as `outcome.state`
+   * and, for a rejection or expiry, record the `approval.decided` event — one write; then tell onChange and onSettled
+   * listeners. Nothing ever ran, so nothing is undone. For cancelling a waiting workflow, use `state: 'cancelled'`.
+   * @returns false when the workflow was not waiting (already started, settled, or unknown): nothing changed.
+   */
+  settleAwaiting(workflowName: string, outcome: AwaitingOutcome): Promise<boolean>;
+}
+
+/** A query of approvals, executed by the record store; newest first. */
+export interface ApprovalQuery {
+  /** Only approvals of these tenants (by name); `'all'` for every tenant. */
+  tenants: 'all' | readonly string[];
+  /** Only approvals in this state. */
+  state?: ApprovalState;
+  /** At most this many. */
+  limit: number;
+}
+
+/** Approval requests (issue 20 item 2), kept in the record store on both backends; written by the workflow engines. */
+export interface ApprovalStore {
+  /** One approval by id, or `undefined`. */
+  get(id: string): Promise<Approval | undefined>;
+  /** The approval of workflow `name`, or `undefined` when it needed none. */
+  ofWorkflow(name: string): Promise<Approval | undefined>;
+  /** Approvals the query selects, newest first. */
+  list(query: ApprovalQuery): Promise<Approval[]>;
+  /** Pending approvals whose expiry is at or before `now`, oldest first, at most `limit`. */
+  due(now: Date, limit: number): Promise<Approval[]>;
+  /** The earliest expiry among pending approvals, or `undefined` when none is pending. */
+  nextExpiry(): Promise<Date | undefined>;
 }
 
 /** The audit trail (`docs/api.md#audit-entry`). Writes are atomic; nothing acknowledged is lost. */
@@ -351,6 +411,8 @@ export interface Platform {
   readonly once: OnceStore;
   /** Tenant policies and event feeds (issue 20). */
   readonly governance: GovernanceStore;
+  /** Approval requests (issue 20 item 2); decided through {@link WorkflowEngine.approve} and `settleAwaiting`. */
+  readonly approvals: ApprovalStore;
   /** Tenant webhooks and their deliveries (issue 20). */
   readonly webhooks: WebhookService;
   /** Promote and abort of canary and blue-green releases by hand (issue 22). */

@@ -11,8 +11,11 @@
  * state, and a second round with the person's answer. The value stays bound to the caller, the operation and its
  * parameters, expires and works once (`tools/operations/confirm.ts`), so changed arguments in the second round are
  * refused, not run.
+ *
+ * A request only the person may answer (`personOnly`: an approval decision) is never handed to the model: a client
+ * that cannot ask gets a refusal instead of the value.
  */
-import { ConfirmationRequired, PlatformError } from '../core/errors.js';
+import { ConfirmationRequired, Forbidden, PlatformError } from '../core/errors.js';
 import type { AnyTool } from './define.js';
 import { InputRequired, type CallInteraction, type Question } from './interaction.js';
 import type { ToolCaller } from './mcp.js';
@@ -41,7 +44,9 @@ function resolve(tool: AnyTool, args: unknown): { tool: AnyTool; input: Record<s
 export function confirmationQuestion(tool: AnyTool, request: ConfirmationRequired): Question {
   const what = tool.operation?.id ?? tool.name;
   return {
-    message: `${tool.title}: ${what} will ${request.plan}. This cannot be undone. Proceed?`,
+    message: request.personOnly
+      ? `${tool.title}: ${request.plan}. This is your decision, recorded under your name. Proceed?`
+      : `${tool.title}: ${what} will ${request.plan}. This cannot be undone. Proceed?`,
     requestedSchema: {
       type: 'object',
       properties: {
@@ -76,7 +81,17 @@ export function confirmingCaller(call: ToolCaller): ToolCaller {
     try {
       return await call(tool, args, interaction);
     } catch (err) {
-      if (!(err instanceof ConfirmationRequired) || !interaction.canAsk) throw err;
+      if (!(err instanceof ConfirmationRequired)) throw err;
+      if (!interaction.canAsk) {
+        // The agent must never answer for the person: no value, a refusal saying where the person can decide.
+        if (err.personOnly) {
+          throw new Forbidden(
+            `${resolve(tool, args).tool.name} needs the person's own answer, and this MCP client cannot ask them (it does not ` +
+              'offer elicitation); nothing was changed. Decide with "pds approvals approve|reject ID" or in the console',
+          );
+        }
+        throw err;
+      }
       const asked: Asked = { confirm: err.confirm };
       throw new InputRequired({ [CONFIRM_QUESTION]: confirmationQuestion(resolve(tool, args).tool, err) }, asked);
     }

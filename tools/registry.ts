@@ -2,6 +2,7 @@
  * The inventory: every capability pds offers, in one list (STYLE.md: "one central inventory"). REST routes, MCP tools
  * and the OpenAPI document are all generated from it.
  */
+import { approvalTools } from './approvals.js';
 import type { AnyStream, AnyTool } from './define.js';
 import { diagnoseTools } from './diagnose.js';
 import { governanceTools } from './governance.js';
@@ -20,6 +21,7 @@ import { workflowStreams, workflowTools } from './workflows.js';
 export const allTools: readonly AnyTool[] = [
   ...tenantTools,
   ...governanceTools,
+  ...approvalTools,
   ...webhookTools,
   ...serviceTools,
   ...logTools,

@@ -55,7 +55,7 @@ export function createRestToolCaller(
     const deadline = Date.now() + seconds * 1000;
     let view = first ?? (await client.call(getWorkflow, { name }));
     for (;;) {
-      await report({ phase: view.audit.status, steps: view.steps, message: view.audit.message || view.note });
+      await report({ phase: view.audit.status, steps: view.steps, message: view.audit.message || view.note, ...(view.approval ? { approval: view.approval } : {}) });
       const left = Math.ceil((deadline - Date.now()) / 1000);
       if (view.settled || left <= 0 || interaction.signal.aborted) return view;
       view = await client.call(getWorkflow, { name, wait_seconds: Math.min(WAIT_SLICE_SECONDS, left) });

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { PlatformError } from '../core/errors.js';
 import { previewName, serviceHost } from '../core/names.js';
+import { waitingMessage } from '../core/governance/approvals.js';
 import { WorkflowStep } from '../core/model.js';
 import type { Platform, WorkflowEngine, WorkflowRun } from '../core/ports.js';
 import type { CallInteraction } from './interaction.js';
@@ -28,8 +29,12 @@ export const WaitSeconds = z.coerce
   .optional()
   .describe('Seconds to wait for the outcome');
 
-/** Phases of the workflow view: the contract's three (`docs/api.md#workflow-and-audit-status`), with `running` once a step has started. */
-export const WorkflowPhase = z.enum(['submitted', 'running', 'succeeded', 'failed']);
+/**
+ * Phases of the workflow view: the contract's three (`docs/api.md#workflow-and-audit-status`), with `running` once a
+ * step has started and `awaiting-approval` while it waits for approval (issue 20 item 2; its audit status stays
+ * `submitted`).
+ */
+export const WorkflowPhase = z.enum(['submitted', 'awaiting-approval', 'running', 'succeeded', 'failed']);
 export type WorkflowPhase = z.infer<typeof WorkflowPhase>;
 
 
@@ -50,9 +55,10 @@ export const WaitOutcome = z.object({
 });
 export type WaitOutcome = z.infer<typeof WaitOutcome>;
 
-/** `running` once any step has started or finished, else the run's own phase. */
-export function viewPhase(run: WorkflowRun): WorkflowPhase {
+/** `awaiting-approval` while its approval is pending, `running` once any step has started or finished, else the run's own phase. */
+export function viewPhase(run: Pick<WorkflowRun, 'phase' | 'steps' | 'approval'>): WorkflowPhase {
   if (run.phase !== 'submitted') return run.phase;
+  if (run.approval?.state === 'pending') return 'awaiting-approval';
   return run.steps.some((s) => s.status !== 'pending') ? 'running' : 'submitted';
 }
 
@@ -68,10 +74,12 @@ export function currentStep(run: WorkflowRun): { number: number; total: number; 
  * A progress report for a run (MCP `notifications/progress`): the number of finished steps, the step count, and
  * "step 3/9: build image" (or the outcome).
  */
-export function progressOf(run: Pick<WorkflowRun, 'phase' | 'steps' | 'message'>): { progress: number; total?: number; message: string } {
+export function progressOf(run: Pick<WorkflowRun, 'phase' | 'steps' | 'message' | 'approval'>): { progress: number; total?: number; message: string } {
   const done = run.steps.filter((s) => s.status === 'succeeded' || s.status === 'failed' || s.status === 'skipped').length;
   const total = run.steps.length || undefined;
   if (run.phase !== 'submitted') return { progress: total ?? 1, total: total ?? 1, message: `${run.phase}${run.message ? `: ${run.message}` : ''}` };
+  // Each approval moves it on (a value that grows, as MCP progress must); the steps come after.
+  if (run.approval?.state === 'pending') return { progress: 0, total, message: waitingMessage(run.approval) };
   const step = currentStep(run as WorkflowRun);
   return { progress: done, total, message: step ? `step ${step.number}/${step.total}: ${step.name}` : run.message || 'queued' };
 }
@@ -81,7 +89,9 @@ export function progressOf(run: Pick<WorkflowRun, 'phase' | 'steps' | 'message'>
  * of step, with a value that always grows (a new message at the same count is sent with a small bump), as MCP
  * requires. A no-op without `interaction.wantsProgress`.
  */
-export function progressReporter(interaction: CallInteraction | undefined): (run: Pick<WorkflowRun, 'phase' | 'steps' | 'message'>) => Promise<void> {
+export function progressReporter(
+  interaction: CallInteraction | undefined,
+): (run: Pick<WorkflowRun, 'phase' | 'steps' | 'message' | 'approval'>) => Promise<void> {
   let reported = -1;
   let reportedMessage = '';
   return async (run) => {

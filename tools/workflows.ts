@@ -1,6 +1,7 @@
 /** Workflow progress and the audit trail (`docs/api.md#workflows-and-audit`). */
 import { z } from 'zod';
 import { InvalidParams, NotFound } from '../core/errors.js';
+import { WorkflowApproval } from '../core/governance/approvals.js';
 import { AuditEntry, ServiceName, TeamName, WorkflowStep } from '../core/model.js';
 import { didYouMean } from '../core/near.js';
 import { isOperationId, OPERATION_IDS } from '../core/operations/index.js';
@@ -78,9 +79,9 @@ export const getWorkflow = defineTool({
   name: 'platform_get_workflow',
   title: 'Get workflow progress',
   description:
-    'A submitted operation: steps, phase (submitted, running, succeeded, failed), audit entry; once settled the ' +
-    'service host and any failed step with its log tail. wait_seconds answers when it settles or time is up ' +
-    '("settled": false: call again). Changes nothing.',
+    'A submitted operation: steps, phase (submitted, awaiting-approval, running, succeeded, failed), audit entry, and ' +
+    'the approval it waits for (who may approve, until when); once settled the service host and any failed step with ' +
+    'its log tail. wait_seconds answers when it settles or time is up ("settled": false: call again). Changes nothing.',
   input: z.object({
     name: WorkflowName.describe('Workflow name from an execution, e.g. "deploy-service-x7k2p"'),
     wait_seconds: WaitSeconds,
@@ -90,6 +91,7 @@ export const getWorkflow = defineTool({
     audit: AuditEntry,
     note: z.string().describe('Progress or outcome as the workflow engine reports it'),
     steps: z.array(WorkflowStep),
+    approval: WorkflowApproval.optional().describe('The approval it waits or waited for, when its tenant\'s policy asked for one'),
   }),
   rest: { method: 'GET', path: '/api/v1/workflows/{name}' },
   access: 'authenticated',
@@ -107,7 +109,16 @@ export const getWorkflow = defineTool({
       : `${where} no longer has this workflow; the audit entry is the record`;
     const { tenantUid: _tenantUid, ...entry } = audit;
     const details = run ? await settledDetails(platform, settings.domain, run) : {};
-    return { workflow: name, audit: entry, note, phase, settled: audit.status !== 'submitted', steps: run?.steps ?? [], ...details };
+    return {
+      workflow: name,
+      audit: entry,
+      note,
+      phase,
+      settled: audit.status !== 'submitted',
+      steps: run?.steps ?? [],
+      ...details,
+      ...(run?.approval ? { approval: run.approval } : {}),
+    };
   },
 });
 

@@ -17,8 +17,9 @@ import { NotFound, PlatformError, Upstream } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { AuditStatus } from '../../core/model.js';
 import { workflowTemplateName } from '../../core/names.js';
-import { isOperationId, type OperationId } from '../../core/operations/index.js';
-import type { WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
+import { waitingMessage, workflowApproval, type Approval } from '../../core/governance/approvals.js';
+import { isOperationId, type OperationId, type OperationParams } from '../../core/operations/index.js';
+import type { AwaitingOutcome, WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
 import type { RecordStore, WorkflowRecord } from '../sql/index.js';
 import { describe, type ClusterCache } from './informers.js';
 import { ANNOTATION, ARGO_GROUP, ARGO_VERSION, LABEL, type Workflow, type WorkflowNode } from './objects.js';
@@ -142,7 +143,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
    *   nothing stays behind in the cluster.
    */
   async submit(submission: WorkflowSubmission): Promise<void> {
-    const { name, operation, userId } = submission;
+    const { name, operation, userId, approval } = submission;
     const params = submission.parameters as { team_name: string; component_name?: string };
     const team = params.team_name;
     let tenantUid: string;
@@ -152,13 +153,12 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       if (!uid) throw new NotFound(`tenant not found: ${team}`);
       tenantUid = uid;
     }
-    const factory = clusterOperations[operation] as ArgumentFactory<OperationId>;
-    // The override is recorded beside the parameters (tools/operations/execute.ts), not among the typed ones.
-    const override = submission.recorded.override_reason !== undefined;
-    const args = factory(submission.parameters as never, { registry: this.options.registry, domain: this.options.domain, tenantUid, workflowName: name, override });
+    // The arguments are derived now, so parameters the factory refuses are refused before anything is recorded.
+    this.argumentsOf(name, operation, submission.parameters, tenantUid, submission.recorded);
     const startedAt = this.now().toISOString();
+    const recordedUid = operation === 'create-tenant' ? null : tenantUid;
     await this.options.records.transaction(async (tx) => {
-      await tx.audit.append(submission.audit, { tenantUid: operation === 'create-tenant' ? null : tenantUid });
+      await tx.audit.append(submission.audit, { tenantUid: recordedUid });
       await tx.workflows.create({
         name,
         operation,
@@ -166,11 +166,95 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
         parameters: submission.recorded,
         userId,
         steps: [],
-        message: 'submitted to Argo Workflows, waiting for the controller',
+        message: approval ? waitingMessage({ ...approval, approvedBy: [] }) : 'submitted to Argo Workflows, waiting for the controller',
         startedAt,
-        tenantUid: operation === 'create-tenant' ? null : tenantUid,
+        tenantUid: recordedUid,
+        // Kept (secret values included) until the Workflow is created at approval; deleted when the workflow settles.
+        ...(approval ? { approvalId: approval.id, arguments: submission.parameters } : {}),
       });
+      if (approval) {
+        await tx.approvals.create({
+          request: approval,
+          workflowName: name,
+          tenant: { name: team, uid: tenantUid },
+          operation,
+          parameters: submission.recorded,
+          requestedBy: userId,
+          requestedAt: submission.audit.timestamp,
+        });
+      }
     });
+    if (approval) {
+      await this.tell(name);
+      return;
+    }
+    await this.createWorkflow(name, operation, submission.parameters, tenantUid, userId, submission.recorded);
+  }
+
+  /**
+   * Record one approval (see the port); the `required`-th creates the Argo Workflow from the arguments kept with the
+   * record. Only the call whose vote released the record creates it, so two replicas never both do. When the API
+   * server refuses it, the workflow is settled `failed` saying so (the approval stands).
+   */
+  async approve(approvalId: string, vote: { userId: string; comment?: string; timestamp: string }): Promise<Approval> {
+    const { approval, started } = await this.options.records.approvals.vote(approvalId, vote);
+    const name = approval.workflowName;
+    if (started) {
+      const record = await this.options.records.workflows.get(name);
+      const args = await this.options.records.workflows.arguments(name);
+      if (!record || args === undefined || !record.tenantUid || !isOperationId(record.operation)) {
+        await this.fail(name, 'the approved workflow\'s arguments are gone; submit it again');
+      } else {
+        await this.createWorkflow(name, record.operation, args as OperationParams, record.tenantUid, record.userId, record.parameters).catch((err: unknown) =>
+          this.options.log.warn({ err, workflow: name }, 'an approved workflow could not be created'),
+        );
+      }
+    }
+    await this.tell(name);
+    return approval;
+  }
+
+  /** Settle a workflow waiting for approval `failed` (see the port): it has no Argo Workflow, so nothing is deleted. */
+  async settleAwaiting(workflowName: string, outcome: AwaitingOutcome): Promise<boolean> {
+    const closed = await this.options.records.approvals.close(workflowName, outcome);
+    if (!closed) return false;
+    const run = await this.get(workflowName);
+    if (!run) return true;
+    for (const listener of this.changeListeners) listener(run);
+    for (const listener of this.settledListeners) {
+      try {
+        listener(run);
+      } catch (err) {
+        this.options.log.error({ err, workflow: workflowName }, 'an onSettled listener threw');
+      }
+    }
+    return true;
+  }
+
+  /** Tell onChange listeners how workflow `name` stands now (a request or a decision; Argo reports the rest). */
+  private async tell(name: string): Promise<void> {
+    const run = await this.get(name).catch(() => undefined);
+    if (run) for (const listener of this.changeListeners) listener(run);
+  }
+
+  /**
+   * The Workflow's arguments (and env Secret data) for an operation. `recorded`: the parameters as audited, where a
+   * freeze override (`override_reason`) is kept beside the typed ones (tools/operations/execute.ts).
+   */
+  private argumentsOf(name: string, operation: OperationId, parameters: unknown, tenantUid: string, recorded: Record<string, string>) {
+    const factory = clusterOperations[operation] as ArgumentFactory<OperationId>;
+    const override = recorded.override_reason !== undefined;
+    return factory(parameters as never, { registry: this.options.registry, domain: this.options.domain, tenantUid, workflowName: name, override });
+  }
+
+  /**
+   * Create the Argo Workflow of a recorded workflow, then the env Secret it owns.
+   * @throws Upstream when the API server refuses either; the record is then settled `failed` and nothing stays behind.
+   */
+  private async createWorkflow(name: string, operation: OperationId, parameters: unknown, tenantUid: string, userId: string, recorded: Record<string, string>): Promise<void> {
+    const params = parameters as { team_name: string; component_name?: string };
+    const team = params.team_name;
+    const args = this.argumentsOf(name, operation, parameters, tenantUid, recorded);
     const labels: Record<string, string> = { [LABEL.operation]: operation, [LABEL.tenant]: team, [LABEL.managedBy]: 'pds' };
     if (params.component_name) labels[LABEL.service] = params.component_name;
     const body: Workflow = {
@@ -220,7 +304,12 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   async get(name: string): Promise<ClusterWorkflowRun | undefined> {
     const record = await this.options.records.workflows.get(name);
     if (!record) return undefined;
-    return this.runOf(record, this.options.cache.workflows.get(name, this.options.namespace));
+    const run = this.runOf(record, this.options.cache.workflows.get(name, this.options.namespace));
+    if (record.approvalId) {
+      const approval = await this.options.records.approvals.ofWorkflow(name);
+      if (approval) run.approval = workflowApproval(approval);
+    }
+    return run;
   }
 
   /**
@@ -230,7 +319,13 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
    */
   async list(query: WorkflowQuery): Promise<ClusterWorkflowRun[]> {
     const records = await this.options.records.workflows.query(query);
-    return records.map((record) => this.runOf(record, this.options.cache.workflows.get(record.name, this.options.namespace)));
+    const approvals = await this.options.records.approvals.ofWorkflows(records.filter((r) => r.approvalId).map((r) => r.name));
+    return records.map((record) => {
+      const run = this.runOf(record, this.options.cache.workflows.get(record.name, this.options.namespace));
+      const approval = approvals.get(record.name);
+      if (approval) run.approval = workflowApproval(approval);
+      return run;
+    });
   }
 
   /**
@@ -256,7 +351,8 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   /**
    * Settle every unfinished record whose Workflow finished, or no longer exists, by what the informer holds
-   * (the "ghost reconciler"). Runs once the informer has listed, then every `reconcileEveryMs`.
+   * (the "ghost reconciler"). Runs once the informer has listed, then every `reconcileEveryMs`. Records waiting for
+   * approval are skipped: their Workflow is created only once they are approved.
    */
   async reconcile(): Promise<void> {
     if (this.closed || !this.options.cache.workflows.isSynced) return;
@@ -264,10 +360,12 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       try {
         const graceMs = (this.options.vanishedAfterSeconds ?? 60) * 1000;
         for (const record of await this.options.records.workflows.unfinished()) {
-          if (!isOperationId(record.operation)) continue;
+          // A workflow waiting for approval has no Workflow yet, by design: no ghost.
+          if (!isOperationId(record.operation) || record.awaitingApproval) continue;
           const workflow = this.options.cache.workflows.get(record.name, this.options.namespace);
           if (workflow) await this.observe(workflow);
-          else if (this.now().getTime() - Date.parse(record.startedAt) > graceMs) {
+          // An approved workflow's Workflow is created at approval (its record's due time), not at submission.
+          else if (this.now().getTime() - Math.max(Date.parse(record.startedAt), record.dueAt) > graceMs) {
             await this.settle(record, 'failed', `the Workflow ${record.name} no longer exists in ${this.options.namespace}; it was deleted before pds saw it finish`, undefined);
           }
         }
@@ -303,6 +401,10 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     const record = await this.options.records.workflows.get(name);
     if (!record) return; // not submitted by a pds on this record store
     const run = this.runOf(record, workflow);
+    if (record.approvalId) {
+      const approval = await this.options.records.approvals.ofWorkflow(name);
+      if (approval) run.approval = workflowApproval(approval);
+    }
     for (const listener of this.changeListeners) listener(run);
     if (run.phase !== 'submitted' && record.phase === 'submitted') await this.settle(record, run.phase, run.message, workflow);
   }

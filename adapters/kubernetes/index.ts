@@ -25,6 +25,7 @@ import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
 import { governanceWithSyncWindows, reapplySyncWindows } from './app-projects.js';
 import { kubernetesBackend, type KubernetesBackend } from './backend.js';
+import { ApprovalExpiry } from '../sql/approval-expiry.js';
 import { ArgoWorkflowEngine } from './engine.js';
 import { ClusterCache } from './informers.js';
 import { CountingKubeConfig, loadKubeConfig, ownNamespace } from './kubeconfig.js';
@@ -141,6 +142,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     log,
   });
   reaper.start();
+  const expiry = new ApprovalExpiry({ approvals: records.approvals, engine, log });
+  expiry.start();
   const webhooks = createWebhooks(records, options.webhooks ?? { allowPrivate: false }, log.child({ component: 'webhooks' }));
   const codeHost = options.githubApp
     ? githubAppCodeHost({ ...options.githubApp, baseUrl: options.githubApp.apiUrl, tenantRef, repositories: records.repositories, fetch: options.fetch })
@@ -171,6 +174,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     // Freeze windows also reach the tenant's AppProject, so Argo CD holds automated syncs during them too.
     governance: governanceWithSyncWindows(records.governance, syncWindows),
     syncWindowsReapplied,
+    approvals: records.approvals,
     rollouts: kubernetesRollouts(kc, async (team, app) => (await backend.getService(team, app)) !== undefined),
     webhooks: webhooks.service,
     kubeconfig: kc,
@@ -186,6 +190,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
       closing ??= (async () => {
         await syncWindowsReapplied;
         await reaper.close();
+        await expiry.close();
         await webhooks.close();
         await engine.close();
         await cache.stop();

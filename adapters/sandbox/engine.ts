@@ -12,16 +12,20 @@
  * - **One step, once.** A step runs in one transaction: it locks the workflow (`hold`), loads the draft of its tenant,
  *   runs, writes back the draft, its log lines and the workflow's progress (`advance`) or outcome (`settle`, which
  *   settles the audit entry too). It commits entirely or not at all, and only while the lease is still ours.
+ * - **Approval.** A workflow whose tenant's policy asks for approval (issue 20 item 2) is recorded waiting
+ *   (`awaiting_approval`): no process claims it and it holds no place in its queue until the `required`-th approval
+ *   ({@link SandboxWorkflowEngine.approve}) releases it; a rejection or expiry settles it failed before any step ran.
  * - A step that throws fails the workflow with the error's message (`docs/api.md#workflow-and-audit-status`: submitted →
  *   succeeded | failed); the service it was rolling out is marked `Degraded` with that message. A step that could not
  *   commit because the database was unavailable is retried; nothing of it was recorded.
  */
 import { hostname } from 'node:os';
-import { isPlatformError, Unavailable, Upstream } from '../../core/errors.js';
+import { isPlatformError, NotFound, Unavailable, Upstream } from '../../core/errors.js';
+import { waitingMessage, workflowApproval, type Approval } from '../../core/governance/approvals.js';
 import type { Logger } from '../../core/logger.js';
 import { applicationName, workflowTemplateName } from '../../core/names.js';
 import type { OperationId } from '../../core/operations/index.js';
-import type { WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
+import type { AwaitingOutcome, WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
 import { LeaseLost, leaseOwnerId, type LogRecord, type RecordStore, type Records, type StepProgress } from '../sql/index.js';
 import { isDatabaseError } from '../sql/errors.js';
 import { loadTenantDraft, saveTenantDraft, type TenantDraft } from '../sql/tenant-records.js';
@@ -119,6 +123,8 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     const { draft } = await loadTenantDraft(store, team);
     const plan = planOperation(submission, { state: asState(draft), env });
     const at = now();
+    const { approval } = submission;
+    if (approval && submission.tenantUid === undefined) throw new NotFound(`tenant not found: ${team}`);
     await store.transaction(async (tx) => {
       await tx.workflows.create({
         name: submission.name,
@@ -127,23 +133,74 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
         parameters: { ...submission.recorded },
         userId: submission.userId,
         steps: plan.steps.map((step) => step.name),
-        message: `queued; step 1/${plan.steps.length}: ${plan.steps[0]?.name ?? ''}`,
+        message: approval
+          ? waitingMessage({ ...approval, approvedBy: [] })
+          : `queued; step 1/${plan.steps.length}: ${plan.steps[0]?.name ?? ''}`,
         startedAt: at.toISOString(),
         dueAt: Date.now() + stepMs,
         arguments: plan.pin ? { ...submission.parameters, [PIN]: plan.pin } : submission.parameters,
         ...(submission.tenantUid !== undefined ? { tenantUid: submission.tenantUid } : {}),
+        ...(approval ? { approvalId: approval.id } : {}),
       });
       await tx.audit.append({ ...submission.audit, workflowName: submission.name }, submission.tenantUid !== undefined ? { tenantUid: submission.tenantUid } : {});
+      if (approval) {
+        await tx.approvals.create({
+          request: approval,
+          workflowName: submission.name,
+          tenant: { name: team, uid: submission.tenantUid! },
+          operation: submission.operation,
+          parameters: submission.recorded,
+          requestedBy: submission.userId,
+          requestedAt: submission.audit.timestamp,
+        });
+      }
     });
-    const recorded = await store.workflows.get(submission.name).catch(() => undefined);
-    if (recorded) this.changed(toRun(recorded), recorded.nextStep);
-    this.wake(stepMs);
+    await this.tell(submission.name);
+    if (!approval) this.wake(stepMs);
+  }
+
+  /**
+   * Record `vote` on approval `approvalId` (see the port); when it is the `required`-th, the workflow's steps become
+   * runnable here or in any process on the record store (its first step at once).
+   */
+  async approve(approvalId: string, vote: { userId: string; comment?: string; timestamp: string }): Promise<Approval> {
+    const { approval, started } = await this.options.store.approvals.vote(approvalId, vote);
+    if (started) this.wake(0);
+    await this.tell(approval.workflowName);
+    return approval;
+  }
+
+  /** Settle a workflow waiting for approval `failed` (see the port); no step of it ran. */
+  async settleAwaiting(workflowName: string, outcome: AwaitingOutcome): Promise<boolean> {
+    const closed = await this.options.store.approvals.close(workflowName, outcome);
+    if (!closed) return false;
+    const run = await this.get(workflowName);
+    if (run) {
+      this.changed(run);
+      this.notify(run);
+    }
+    return true;
+  }
+
+  /** Tell onChange listeners how workflow `name` stands now (after a submission or a decision). */
+  private async tell(name: string): Promise<void> {
+    const record = await this.options.store.workflows.get(name).catch(() => undefined);
+    if (record) this.changed(await this.withApproval(record), record.nextStep);
+  }
+
+  /** The run of `record`, with its approval when it has one. */
+  private async withApproval(record: WorkflowRecord): Promise<WorkflowRun> {
+    const run = toRun(record);
+    if (!record.approvalId) return run;
+    const approval = await this.options.store.approvals.ofWorkflow(record.name);
+    if (approval) run.approval = workflowApproval(approval);
+    return run;
   }
 
   /** The workflow, or `undefined` when no workflow of that name was submitted. */
   async get(name: string): Promise<WorkflowRun | undefined> {
     const record = await this.options.store.workflows.get(name);
-    return record && toRun(record);
+    return record && this.withApproval(record);
   }
 
   /**
@@ -167,7 +224,14 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
 
   /** Workflows newest first (submission order), those `query.visible` allows and the filters select, at most `query.limit`. */
   async list(query: WorkflowQuery): Promise<WorkflowRun[]> {
-    return (await this.options.store.workflows.query(query)).map(toRun);
+    const records = await this.options.store.workflows.query(query);
+    const approvals = await this.options.store.approvals.ofWorkflows(records.filter((r) => r.approvalId).map((r) => r.name));
+    return records.map((record) => {
+      const run = toRun(record);
+      const approval = approvals.get(record.name);
+      if (approval) run.approval = workflowApproval(approval);
+      return run;
+    });
   }
 
   /** `listener` is called once for each workflow this process settles from now on (including ones it took over). */
@@ -228,7 +292,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
         if (!record) continue;
         const before = this.told.get(record.name);
         if (before === undefined && record.phase === 'submitted') this.told.set(record.name, `${record.phase}:${record.nextStep}`);
-        else if (before !== undefined && before !== `${record.phase}:${record.nextStep}`) this.changed(toRun(record), record.nextStep);
+        else if (before !== undefined && before !== `${record.phase}:${record.nextStep}`) this.changed(await this.withApproval(record), record.nextStep);
       }
     } catch (err) {
       this.options.log.warn({ err }, 'sandbox: could not read workflow progress for onChange listeners; retrying');
@@ -299,7 +363,8 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     }
 
     this.options.afterCommit?.();
-    const run = toRun(record);
+    // Listeners (waits, streams) see the approval a workflow ran under, as a read of it shows.
+    const run = record.approvalId ? await this.withApproval(record).catch(() => toRun(record)) : toRun(record);
     const step = run.steps[index];
     // A line per step this process ran (settlements get theirs from the composition root's onSettled).
     this.options.log.info(

@@ -22,6 +22,7 @@ import type { Platform } from '../../core/ports.js';
 import { checkDataDirectory, claimDataDirectory, importLogJournal, importStateFile, openRecordStore, type RecordStore } from '../sql/index.js';
 import { sandboxBackend } from './backend.js';
 import { sandboxCodeHost } from './code-host.js';
+import { ApprovalExpiry } from '../sql/approval-expiry.js';
 import { SandboxWorkflowEngine } from './engine.js';
 import { sandboxOperations } from './operations.js';
 import type { RolloutEnv } from './plan.js';
@@ -102,6 +103,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   });
   let engine: SandboxWorkflowEngine;
   let reaper: PreviewReaper;
+  let expiry: ApprovalExpiry;
   try {
     const imported = await importStateFile(store, { dataDir: options.dataDir, now, log });
     if (imported) log.info({ imported }, 'sandbox: imported state.json into the record store');
@@ -120,6 +122,9 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       log,
     });
     await engine.start();
+    // The real clock, as the execute pipeline's expiry times are (`now` may be a test's clock for timestamps).
+    expiry = new ApprovalExpiry({ approvals: store.approvals, engine, log });
+    expiry.start();
   } catch (err) {
     await store.close();
     throw err;
@@ -140,6 +145,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     once: store.once,
     oauth: store.oauth,
     governance: store.governance,
+    approvals: store.approvals,
     rollouts: sandboxRollouts({ store, now }),
     webhooks: webhooks.service,
     shutdown: shutdown.signal,
@@ -151,6 +157,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       shutdown.abort();
       closing ??= (async () => {
         clearInterval(sweeper);
+        await expiry.close();
         await webhooks.close();
         await engine.close();
         await reaper.close();

@@ -8,7 +8,7 @@
  * |---|---|
  * | `database.ts` | opening either engine (WAL, `synchronous=FULL`; the `pg` pool), migrations at open |
  * | `schema.ts`, `migrations.ts` | the tables and indexes, the same on both engines |
- * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts`, `governance.ts`, `webhooks.ts`, `outbox.ts` | one store per record |
+ * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts`, `governance.ts`, `webhooks.ts`, `outbox.ts`, `approvals.ts` | one store per record |
  * | `tenant-records.ts` | one tenant's records as a draft a workflow step changes, and the write-back of its changes |
  * | `state-import.ts`, `log-import.ts` | the one-time import of an old `state.json` and `logs.jsonl` |
  * | `data-directory.ts` | the start-up refusal when the data directory lost its store |
@@ -21,6 +21,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { SqlApprovalStore } from './approvals.js';
 import { SqlAuditStore } from './audit.js';
 import { openDatabase, type Engine, type OpenDatabase } from './database.js';
 import { asStoreError, translated } from './errors.js';
@@ -42,6 +43,7 @@ export type { AttemptResult, DeliveryRow } from './outbox.js';
 export type { StoredWebhook } from './webhooks.js';
 export type { LogRecord } from './logs.js';
 export { LeaseLost, type NewWorkflow, type Progress, type Settlement } from './workflows.js';
+export type { NewApproval, VoteResult } from './approvals.js';
 export type { InstallationRecord, NewTenant, RolloutCommand, ServiceRecord, StepProgress, StepStatus, TenantRecord, WorkflowRecord } from './records.js';
 
 /** The stores, bound to the database or to one transaction. */
@@ -56,6 +58,7 @@ export interface Records {
   readonly logs: LogStore;
   readonly meta: MetaStore;
   readonly governance: SqlGovernanceStore;
+  readonly approvals: SqlApprovalStore;
   readonly webhooks: WebhookStore;
   readonly outbox: OutboxStore;
 }
@@ -92,6 +95,7 @@ export class RecordStore implements Records {
   readonly logs: LogStore;
   readonly meta: MetaStore;
   readonly governance: SqlGovernanceStore;
+  readonly approvals: SqlApprovalStore;
   readonly webhooks: WebhookStore;
   readonly outbox: OutboxStore;
   private closed = false;
@@ -112,6 +116,7 @@ export class RecordStore implements Records {
     this.logs = bound.logs;
     this.meta = bound.meta;
     this.governance = bound.governance;
+    this.approvals = bound.approvals;
     this.webhooks = bound.webhooks;
     this.outbox = bound.outbox;
   }
@@ -198,6 +203,7 @@ export class RecordStore implements Records {
       logs: translated(new LogStore(db, this.maxLogLinesPerService)),
       meta: translated(new MetaStore(db)),
       governance: translated(new SqlGovernanceStore(db)),
+      approvals: translated(new SqlApprovalStore(db, this.database.engine)),
       webhooks: translated(new WebhookStore(db)),
       outbox: translated(new OutboxStore(db, this.database.engine)),
     };

@@ -274,6 +274,52 @@ function governance(engine: Engine): Migration {
 }
 
 /**
+ * Approvals (issue 20 item 2): one approval request per waiting workflow, each person's approval once (the primary key
+ * of `approval_votes`), and on the workflow whether it still waits (`awaiting_approval`: not claimed, not queued
+ * ahead of others, not a ghost) and which approval it has.
+ */
+function approvals(engine: Engine): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('workflows').addColumn('approval_id', 'text').execute();
+      await db.schema
+        .alterTable('workflows')
+        .addColumn('awaiting_approval', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createTable('approvals')
+        .$call(withSeq(engine))
+        .addColumn('id', 'text', (c) => c.notNull().unique())
+        .addColumn('workflow_name', 'text', (c) => c.notNull().unique())
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('tenant_uid', 'text')
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('parameters', 'text', (c) => c.notNull())
+        .addColumn('requested_by', 'text', (c) => c.notNull())
+        .addColumn('requested_at', 'text', (c) => c.notNull())
+        .addColumn('required', 'integer', (c) => c.notNull())
+        .addColumn('approvers', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('decided_at', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('reason', 'text')
+        .execute();
+      await db.schema.createIndex('approvals_by_state_expiry').on('approvals').columns(['state', 'expires_at']).execute();
+      await db.schema.createIndex('approvals_by_tenant').on('approvals').columns(['tenant', 'seq']).execute();
+      await db.schema
+        .createTable('approval_votes')
+        .addColumn('approval_id', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('comment', 'text')
+        .addColumn('timestamp', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('approval_votes_pk', ['approval_id', 'user_id'])
+        .execute();
+    },
+  };
+}
+
+/**
  * Webhooks (issue 20 item 5): each tenant's hooks (secrets sealed), and the delivery outbox — one row per event and
  * hook (unique, so an event written twice is delivered once), claimed with a lease by one process at a time.
  */
@@ -363,6 +409,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0003-log-lines': logLines(engine),
     '0004-repository-registrants': repositoryRegistrants,
     '0005-governance': governance(engine),
+    '0006-approvals': approvals(engine),
     '0007-webhooks': webhooks(engine),
     '0009-repository-ids': repositoryIds,
     '0010-rollouts': rollouts,

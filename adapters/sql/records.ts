@@ -109,6 +109,10 @@ export interface WorkflowRecord {
   leaseOwner?: string;
   /** Milliseconds since the epoch; the lease is free at and after this. */
   leaseExpiresAt?: number;
+  /** The approval it waits or waited for (issue 20 item 2), when its tenant's policy asked for one. */
+  approvalId?: string;
+  /** True while it waits for approval: nothing of it runs, it holds no place in its queue, it is no ghost. */
+  awaitingApproval: boolean;
   /** A promote or abort by hand not yet acted on. */
   rolloutCommand?: RolloutCommand;
 }

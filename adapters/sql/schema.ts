@@ -107,6 +107,10 @@ export interface WorkflowsTable {
   lease_owner: string | null;
   /** Milliseconds since the epoch; the lease is free at and after this instant. */
   lease_expires_at: number | null;
+  /** The approval it waits or waited for (`approvals.id`), when its tenant's policy asked for one. */
+  approval_id: string | null;
+  /** 1 while it waits for approval: not claimed, not queued ahead of others, not a ghost; else 0. */
+  awaiting_approval: Generated<number>;
   /** JSON `RolloutCommand`: a promote or abort by hand its rollout step has not acted on yet. */
   rollout_command: string | null;
 }
@@ -244,6 +248,41 @@ export interface TenantEventsTable {
   data: string;
 }
 
+/** An approval request of one workflow (`core/governance/approvals.ts`), newest `seq` last. */
+export interface ApprovalsTable {
+  seq: Generated<number>;
+  id: string;
+  workflow_name: string;
+  /** The tenant's name when requested. */
+  tenant: string;
+  tenant_uid: string | null;
+  operation: string;
+  /** JSON object: the execution's parameters as recorded (secret values redacted). */
+  parameters: string;
+  requested_by: string;
+  /** ISO 8601 UTC. */
+  requested_at: string;
+  required: number;
+  /** JSON array of approver references. */
+  approvers: string;
+  /** `pending`, `approved`, `rejected`, `expired`, `cancelled`. */
+  state: string;
+  /** ISO 8601 UTC (`toISOString()`, so text order is time order). */
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  reason: string | null;
+}
+
+/** One person's approval of one approval request; the key makes it count once. */
+export interface ApprovalVotesTable {
+  approval_id: string;
+  user_id: string;
+  comment: string | null;
+  /** ISO 8601 UTC. */
+  timestamp: string;
+}
+
 /** One webhook of a tenant (`core/governance/webhooks.ts`), in the order the tenant listed them. */
 export interface WebhooksTable {
   /** `wh_` and 16 hex digits. */
@@ -312,6 +351,8 @@ export interface Database {
   pds_meta: MetaTable;
   tenant_policies: TenantPoliciesTable;
   tenant_events: TenantEventsTable;
+  approvals: ApprovalsTable;
+  approval_votes: ApprovalVotesTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -57,6 +57,8 @@ export interface NewWorkflow {
    * `workflow_arguments` and deleted when the workflow settles. Any JSON value.
    */
   arguments?: unknown;
+  /** The approval it waits for (issue 20 item 2): it is recorded waiting, and runs only once approved. */
+  approvalId?: string;
 }
 
 /** A workflow's progress as recorded before it came into this store. */
@@ -140,6 +142,8 @@ export class WorkflowStore {
           due_at: workflow.dueAt ?? 0,
           lease_owner: null,
           lease_expires_at: null,
+          approval_id: workflow.approvalId ?? null,
+          awaiting_approval: workflow.approvalId ? 1 : 0,
         })
         .onConflict((oc) => oc.column('name').doNothing())
         .returningAll()
@@ -264,6 +268,7 @@ export class WorkflowStore {
         .selectFrom('workflows as w')
         .select('w.name')
         .where('w.phase', '=', 'submitted')
+        .where('w.awaiting_approval', '=', 0)
         .where('w.due_at', '<=', now)
         .where((eb) => eb.or([eb('w.lease_expires_at', 'is', null), eb('w.lease_expires_at', '<=', now)]))
         .where(({ not, exists, selectFrom }) =>
@@ -272,6 +277,8 @@ export class WorkflowStore {
               selectFrom('workflows as v')
                 .select(sql.lit(1).as('blocking'))
                 .where('v.phase', '=', 'submitted')
+                // A workflow waiting for approval holds no place in its queue: later work goes ahead meanwhile.
+                .where('v.awaiting_approval', '=', 0)
                 .whereRef('v.tenant', '=', 'w.tenant')
                 .whereRef('v.seq', '<>', 'w.seq')
                 .where((eb) => eb.or([eb('v.service', '=', ''), eb('w.service', '=', ''), eb('v.service', '=', eb.ref('w.service'))]))
@@ -460,7 +467,9 @@ function fromRow(row: Selectable<WorkflowsTable>): WorkflowRecord {
     tenant: row.tenant,
     service: row.service,
     dueAt: row.due_at,
+    awaitingApproval: Number(row.awaiting_approval) === 1,
   };
+  if (row.approval_id !== null) record.approvalId = row.approval_id;
   if (row.finished_at !== null) record.finishedAt = row.finished_at;
   if (row.tenant_uid !== null) record.tenantUid = row.tenant_uid;
   if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;

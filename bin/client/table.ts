@@ -32,17 +32,21 @@ export function terminalWidth(env: NodeJS.ProcessEnv = process.env, stdout: { co
 export function toneOf(state: string | undefined): Tone | undefined {
   switch (state) {
     case 'succeeded':
+    case 'approved':
     case 'Healthy':
     case 'Synced':
       return 'green';
     case 'running':
     case 'submitted':
     case 'pending':
+    case 'awaiting-approval':
     case 'Progressing':
     case 'OutOfSync':
     case 'Suspended':
       return 'yellow';
     case 'failed':
+    case 'rejected':
+    case 'expired':
     case 'Degraded':
     case 'Missing':
       return 'red';

@@ -12,7 +12,7 @@ import { createLogger } from '../../core/logger.js';
 import { durationSeconds } from '../../tools/logs.js';
 import { runUntilSignal } from './serve.js';
 
-export const summary = 'run the sandbox on 127.0.0.1 with you as platform admin; prints export PDS_TOKEN=… lines';
+export const summary = 'the sandbox on 127.0.0.1, you as platform admin; prints exports';
 
 const USAGE = `usage: pds dev [--user <id>] [--port <n>] [--data-dir <dir>] [--ttl 12h]
 

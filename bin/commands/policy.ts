@@ -28,6 +28,19 @@ function rules(policy: any): TableView {
   return { head: ['rule', 'details'], rows };
 }
 
+/** The details column of one feed event. */
+function eventDetails(e: any): string {
+  if (e.type === 'freeze.overridden') return `${e.data.workflowName} past window ${e.data.window}: ${e.data.reason}`;
+  if (e.type === 'approval.requested') {
+    return `${e.data.workflowName} needs ${e.data.required} of ${e.data.approvers.join(', ')} until ${e.data.expiresAt}`;
+  }
+  if (e.type === 'approval.decided') return `${e.data.workflowName} ${e.data.decision}${e.data.comment ? `: ${e.data.comment}` : ''}`;
+  if (e.type === 'rollout.promoted' || e.type === 'rollout.aborted') {
+    return `${e.data.service} ${e.data.canaryTag} (stable ${e.data.stableTag}), ${e.data.workflowName}`;
+  }
+  return '';
+}
+
 /** The document in `file` as sent: the server validates it, so a wrong one is refused with the server's message. */
 async function readDocument(file: string): Promise<ToolInput<typeof setTenantPolicy>['policy']> {
   let text: string;
@@ -72,11 +85,7 @@ export function policyCommand() {
           e.timestamp,
           e.userId,
           e.type,
-          e.type === 'freeze.overridden'
-            ? `${e.data.workflowName} past window ${e.data.window}: ${e.data.reason}`
-            : e.type === 'rollout.promoted' || e.type === 'rollout.aborted'
-              ? `${e.data.service} ${e.data.canaryTag} (stable ${e.data.stableTag}), ${e.data.workflowName}`
-              : '',
+          eventDetails(e),
         ]),
       }));
     });

@@ -10,6 +10,7 @@
 import { styleText } from 'node:util';
 import ora, { type Ora } from 'ora';
 import type { WorkflowStep } from '../../core/model.js';
+import { waitingMessage } from '../../core/governance/approvals.js';
 import { getWorkflow } from '../../tools/workflows.js';
 import { clientOf } from '../client/api.js';
 import { apiCommand, contextOf } from '../client/command.js';
@@ -185,6 +186,11 @@ export async function waitForWorkflow(session: Session, format: Format, name: st
   process.once('SIGINT', onInterrupt);
   let settled: SettledEvent | undefined;
   try {
+    // A workflow held for approval has no steps to show yet: say what it waits for (issue 20 item 2).
+    const first = await clientOf(session).call(getWorkflow, { name }).catch(() => undefined);
+    if (first?.phase === 'awaiting-approval' && first.approval) {
+      progress.line(`${waitingMessage(first.approval)}; an approver decides with: pds approvals approve ${first.approval.id}`);
+    }
     settled = await follow(session, name, progress, Date.now() + limit * 1000, interrupted.signal);
   } finally {
     progress.stop();

@@ -1,7 +1,7 @@
 /**
  * The tenant event feed (issue 20): what happened in a tenant that is not an execution — policy changes, freeze
- * overrides, webhook changes, and promotes and aborts of rollouts by hand. Executions stay in the audit trail
- * (`GET /api/v1/audit`); nothing here is written there.
+ * overrides, webhook changes, promotes and aborts of rollouts by hand, approval requests and decisions. Executions
+ * stay in the audit trail (`GET /api/v1/audit`); nothing here is written there.
  */
 import { z } from 'zod';
 import { TenantPolicy } from './policy.js';
@@ -40,6 +40,34 @@ const RolloutPromoted = z.object({ type: z.literal('rollout.promoted'), data: Ro
 /** A release aborted by hand: all traffic back on the stable tag. */
 const RolloutAborted = z.object({ type: z.literal('rollout.aborted'), data: RolloutActed });
 
+/** An execution that waits for approval (issue 20 item 2); `userId` is who executed it. */
+const ApprovalRequested = z.object({
+  type: z.literal('approval.requested'),
+  data: z.object({
+    approvalId: z.string().describe('The approval\'s id (UUID)'),
+    workflowName: z.string().describe('The workflow waiting, e.g. "deploy-service-x7k2p"'),
+    operation: z.string().describe('e.g. "deploy-service"'),
+    required: z.number().int().describe('How many distinct people must approve, e.g. 1'),
+    approvers: z.array(z.string()).describe('Who may approve, e.g. ["alice", "group:sre"]'),
+    expiresAt: z.string().describe('ISO 8601 UTC: undecided by then, it expires'),
+  }),
+});
+
+/**
+ * One decision on an approval: a person's approval (each one, also before `required` is reached), a rejection (its
+ * reason as `comment`), or the expiry (`userId` is `system:approval-expiry`).
+ */
+const ApprovalDecided = z.object({
+  type: z.literal('approval.decided'),
+  data: z.object({
+    approvalId: z.string().describe('The approval\'s id (UUID)'),
+    workflowName: z.string().describe('e.g. "deploy-service-x7k2p"'),
+    operation: z.string().describe('e.g. "deploy-service"'),
+    decision: z.enum(['approved', 'rejected', 'expired']),
+    comment: z.string().optional().describe('The approver\'s comment, or the reason of a rejection or expiry'),
+  }),
+});
+
 /** A change of the tenant's webhooks: the hooks before and after, as members read them (never a secret). */
 const WebhooksChanged = z.object({
   type: z.literal('webhooks.changed'),
@@ -50,7 +78,15 @@ const WebhooksChanged = z.object({
 });
 
 /** What an event says, by type. */
-export const TenantEventBody = z.discriminatedUnion('type', [PolicyChanged, FreezeOverridden, WebhooksChanged, RolloutPromoted, RolloutAborted]);
+export const TenantEventBody = z.discriminatedUnion('type', [
+  PolicyChanged,
+  FreezeOverridden,
+  WebhooksChanged,
+  RolloutPromoted,
+  RolloutAborted,
+  ApprovalRequested,
+  ApprovalDecided,
+]);
 export type TenantEventBody = z.output<typeof TenantEventBody>;
 
 /** One event of a tenant's feed. */

@@ -4,8 +4,9 @@
  * the policy tools (`tools/governance.ts`). The empty document `{}` means today's behaviour: nothing is frozen,
  * nothing waits for approval.
  *
- * What is enforced today: `freezeWindows` (refused at the door, `tools/operations/execute.ts`). `approvals` and
- * `promotion` are accepted and stored, not yet enforced (README "Governance").
+ * What is enforced today: `freezeWindows` (refused at the door, `tools/operations/execute.ts`) and `approvals` (the
+ * execution waits for them: `core/governance/approvals.ts`). `promotion` is accepted and stored, not yet enforced
+ * (README "Governance").
  */
 import { parseMemberReference } from '../identity.js';
 import { CiPolicy } from './ci.js';
@@ -107,7 +108,7 @@ export const ApprovalPolicy = z
       .describe('Who may approve: user ids ("alice"), "group:<name>" ("group:sre"), or "role:admin" (the tenant\'s admins)'),
     expiresAfter: Duration.default('24h').describe('How long a request waits before it expires and fails, e.g. "24h"'),
   })
-  .describe('Four eyes: which executions wait for whose approval (stored; not yet enforced)');
+  .describe('Four eyes: executions of these operations wait, without running, for approvals from other people; rejection or expiry fails them');
 
 /** A recurring freeze, as Argo CD's sync windows: from each `schedule` start, `duration` long. */
 export const FreezeWindow = z

@@ -10,6 +10,7 @@ import { silentLogger } from '../../core/logger.js';
 import { describeContract, REPO, TAGS } from '../contract/suite.js';
 import { startGitHubFixture } from '../fixtures/github-api.js';
 import { startGitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
+import { createWriteLimiter } from '../../rest/ratelimit.js';
 import { startTestServer } from '../helpers/server.js';
 import { ARGOCD, startClusterHarness } from './platform.js';
 
@@ -30,7 +31,8 @@ describeContract('kubernetes', async () => {
   const actions = await startGitHubActionsIssuer();
   const pds = await startTestServer(
     { PDS_BACKEND: 'kubernetes', PDS_REGISTRY: 'registry.test/pds', PDS_GITHUB_OIDC_ISSUER: actions.url, PDS_OUTBOUND_ALLOW_PRIVATE: 'true' },
-    { platform },
+    // The suite's people write more than 20 times a minute between them (the limit has tests of its own).
+    { platform, writeLimiter: createWriteLimiter({ max: 1000 }) },
   );
   const objects = harness.admin.makeApiClient(CustomObjectsApi);
   const project = (team: string) => ({ group: 'argoproj.io', version: 'v1alpha1', namespace: ARGOCD, plural: 'appprojects', name: team });

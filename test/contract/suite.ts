@@ -12,6 +12,7 @@ import { CLIENTS, connectHttp, type TestClient } from '../helpers/mcp-clients.js
 import { registerRepository, type TestServer } from '../helpers/server.js';
 import type { GitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
+import { approvalContract } from './approvals.js';
 
 /** A started pds on one backend, with a tenant name and a repository it can build (tags 0.1.0, 0.1.1). */
 export interface ContractTarget {
@@ -606,6 +607,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         await receiver.close();
       }
     });
+
+    it('approvals: held, self-approval refused, once per person, MCP only through the person, approve runs, reject and expiry fail', async () => {
+      await approvalContract({ pds, team: TEAM, admin: ADMIN, tenantAdmin: 'alice', workflowSeconds: t.workflowSeconds, covered, workflows });
+    }, 240_000);
 
     it('retire-service and delete-tenant (confirmed) remove what was made', async () => {
       succeeded(await run('alice', 'retire-service', { team_name: TEAM, component_name: 'web' }));

@@ -163,7 +163,15 @@ describe('the operator bound (PDS_TOOLSETS) and read-only mode', () => {
       const all = await listRaw('?toolsets=all', {}, bounded.url, authorization);
       expect(all.body.result.tools.map((t: any) => t.name)).toEqual(readOnly(['observe', 'tenants']));
       const narrowed = await listRaw('?toolsets=tenants', {}, bounded.url, authorization);
-      expect(narrowed.body.result.tools.map((t: any) => t.name)).toEqual(['platform_list_tenants', 'platform_get_tenant', 'platform_get_tenant_policy', 'platform_list_tenant_events', 'platform_get_tenant_webhooks', 'platform_list_webhook_deliveries']);
+      expect(narrowed.body.result.tools.map((t: any) => t.name)).toEqual([
+        'platform_list_tenants',
+        'platform_get_tenant',
+        'platform_get_tenant_policy',
+        'platform_list_tenant_events',
+        'platform_list_approvals',
+        'platform_get_tenant_webhooks',
+        'platform_list_webhook_deliveries',
+      ]);
       const widened = await listRaw('?toolsets=observe,deploy', {}, bounded.url, authorization);
       expect(widened.status).toBe(400);
       expect(widened.body.error.message).toMatch(/"deploy" not enabled on this pds \(PDS_TOOLSETS\); enabled: observe, tenants/);

@@ -4,6 +4,8 @@ import { migrations } from '../../adapters/sql/migrations.js';
 import { ENGINES, openStore, testLocation } from './helpers.js';
 
 const TABLES = [
+  'approval_votes',
+  'approvals',
   'audit_entries',
   'installations',
   'log_lines',
@@ -23,6 +25,8 @@ const TABLES = [
 ];
 
 const INDEXES = [
+  'approvals_by_state_expiry',
+  'approvals_by_tenant',
   'audit_by_tenant',
   'audit_by_tenant_uid',
   'audit_by_user',

@@ -79,9 +79,10 @@ describe('tenant policy and events through invoke()', () => {
     await expect(call('platform_get_tenant_policy', { name: 'acme' }, who('mallory'))).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(call('platform_set_tenant_policy', { name: 'acme', policy: { freezeWindows: [{ ...ALWAYS, schedule: 'nope' }] } }, who('alice'))).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
     expect(await call('platform_set_tenant_policy', { name: 'acme', policy: { freezeWindows: [ALWAYS] } }, who('alice'))).toMatchObject({ warnings: [] });
-    const unenforced = { approvals: { operations: ['deploy-service'], required: 1, approvers: ['group:sre'] } };
+    // Approvals are enforced (issue 20 item 2): no warning for them; promotion is not yet.
+    const unenforced = { approvals: { operations: ['deploy-service'], required: 1, approvers: ['group:sre'] }, promotion: { from: 'acme-staging', minHealthy: '30m' } };
     expect(await call('platform_set_tenant_policy', { name: 'acme', policy: unenforced }, who('alice'))).toMatchObject({
-      warnings: [expect.stringMatching(/^approvals is stored but not enforced/)],
+      warnings: [expect.stringMatching(/^promotion is stored but not enforced/)],
     });
     await call('platform_set_tenant_policy', { name: 'acme', policy: {} }, who('root', 'self-issued', true));
     const events = (await call('platform_list_tenant_events', { name: 'acme' }, who('dave'))) as { items: Array<{ userId: string; type: string; data: unknown }> };

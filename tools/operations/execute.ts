@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfirmationRequired, Forbidden, PlatformError, Upstream } from '../../core/errors.js';
+import { approvalNeeded, approvalNotice, type ApprovalRequest } from '../../core/governance/approvals.js';
 import { activeFreeze, describeFreeze, type ActiveFreeze } from '../../core/governance/policy.js';
 import type { TenantRef } from '../../core/ports.js';
 import { roleAllows, roleIn } from '../access.js';
@@ -67,7 +68,9 @@ export function workflowNameFor(operation: string): string {
 }
 
 /**
- * Execute one operation for the caller in `ctx`: preflight checks, confirmation, audit, submission.
+ * Execute one operation for the caller in `ctx`: preflight checks, confirmation, audit, submission. When the tenant's
+ * policy asks for approval (issue 20 item 2), the submission carries the approval request: the engine records it and
+ * holds the workflow until approved, and the message says who may approve and until when.
  * @param input the validated tool input: the operation's typed parameters plus `confirm`.
  * @throws ConfirmationRequired (400) for a `requiresConfirm` operation without `confirm`: nothing changed; the error
  *   carries the value, its expiry and the plan.
@@ -90,6 +93,8 @@ export interface Submission {
   summary: string;
   /** The preflight's warnings, each a sentence. */
   warnings: readonly string[];
+  /** The approval it waits for, when its tenant's policy asks for one (issue 20 item 2). */
+  approval?: ApprovalRequest;
 }
 
 /**
@@ -109,9 +114,13 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
     door: ctx.door,
     visibleTenants: () => visibleTenantNames(ctx.platform.backend, ctx.identity),
   });
-  const override = await checkFreeze(contract.id, contract.target(parameters as Record<string, unknown>).team, overrideReason, ctx);
+  const team = contract.target(parameters as Record<string, unknown>).team;
+  const override = await checkFreeze(contract.id, team, overrideReason, ctx);
   // The override is part of what was done: audited, and bound into a confirmation like any parameter.
   if (override) recorded.override_reason = override.reason;
+  // create-tenant makes the tenant whose policy it would wait for: never held.
+  const tenant = team && contract.id !== 'create-tenant' ? await ctx.platform.backend.getTenantRef(team) : undefined;
+  const approval = tenant ? approvalNeeded(await ctx.platform.governance.policy(tenant), contract.id, new Date(), randomUUID()) : undefined;
   // Beside the parameters (issue 20 item 6): which CI run deployed, since its caller id names only the repository.
   if (ctx.identity.ci) recorded.ci_run_url = ctx.identity.ci.run_url;
   const binding = { userId: ctx.identity.userId, operation: contract.id, parameters: recorded };
@@ -119,8 +128,9 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
   if (contract.requiresConfirm) {
     if (!confirm) {
       const { value, expiresAt } = createConfirmation(ctx.confirmSecret, binding);
+      const waits = approval ? `Once confirmed, ${approvalNotice(contract.id, approval)}. ` : '';
       throw new ConfirmationRequired(
-        `${contract.id} needs confirmation: it will ${summary}. This cannot be undone. Nothing was changed. ` +
+        `${contract.id} needs confirmation: it will ${summary}. This cannot be undone. Nothing was changed. ${waits}` +
           `To proceed, repeat the call with the same parameters and "confirm": "${value}" within ${CONFIRM_TTL_SECONDS} seconds.`,
         { confirm: value, expiresAt, plan: summary },
       );
@@ -139,7 +149,7 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
     riskLevel: contract.riskLevel,
     message: '',
   };
-  const tenant = recorded.team_name ? await ctx.platform.backend.getTenantRef(recorded.team_name) : undefined;
+  const owner = recorded.team_name ? (recorded.team_name === tenant?.name ? tenant : await ctx.platform.backend.getTenantRef(recorded.team_name)) : undefined;
   try {
     await ctx.platform.workflows.submit({
       name: workflowName,
@@ -148,7 +158,8 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
       recorded,
       userId: ctx.identity.userId,
       audit: entry,
-      ...(tenant ? { tenantUid: tenant.uid } : {}),
+      ...(owner ? { tenantUid: owner.uid } : {}),
+      ...(approval ? { approval } : {}),
     });
   } catch (err) {
     throw err instanceof PlatformError ? err : new Upstream('the workflow engine refused the submission', { cause: err });
@@ -175,11 +186,12 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
       workflowName,
       operation: contract.id,
       status: 'submitted',
-      message: submittedMessage(contract, parameters, { workflowName, summary, door: ctx.door, warnings }),
+      message: submittedMessage(contract, parameters, { workflowName, summary, door: ctx.door, warnings, ...(approval ? { approval } : {}) }),
     },
     parameters,
     summary,
     warnings,
+    ...(approval ? { approval } : {}),
   };
 }
 
@@ -232,7 +244,7 @@ export async function checkFreeze(
 export function submittedMessage(
   contract: AnyOperationContract,
   parameters: OperationParams,
-  about: { workflowName: string; summary: string; door: Door; warnings: readonly string[] },
+  about: { workflowName: string; summary: string; door: Door; warnings: readonly string[]; approval?: ApprovalRequest },
 ): string {
   const { door, workflowName } = about;
   // Waiting in the call, not polling: the answer comes when the workflow settles (or after 45 s, to be repeated).
@@ -241,6 +253,14 @@ export function submittedMessage(
     ? `; then ${contract.followUp.why} with ${door.name({ tool: contract.followUp.tool, arguments: contract.followUp.arguments(parameters) })}`
     : '';
   const warnings = about.warnings.map((w) => ` Warning: ${w}`).join('');
+  if (about.approval) {
+    const approve = door.name({ tool: 'platform_review_approval', arguments: { id: about.approval.id, decision: 'approve' } });
+    return (
+      `Submitted workflow ${workflowName} to ${about.summary}, and nothing runs yet: ${approvalNotice(contract.id, about.approval)}. ` +
+      `An approver other than you decides with ${approve} (people only, not agents); a rejection or the expiry fails it. ` +
+      `Follow it with ${follow} until it has settled${then}.${warnings}`
+    );
+  }
   return (
     `Submitted workflow ${workflowName} to ${about.summary}. It runs in the background, usually ${contract.duration}: ` +
     `follow it with ${follow} until it has settled${then}.${warnings}`
