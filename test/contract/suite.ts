@@ -525,7 +525,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [freeze] })).status).toBe(200);
       if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toContainEqual(expect.objectContaining({ kind: 'deny', schedule: '* * * * *', manualSync: true }));
       const execute = '/api/v1/operations/deploy-service/execute';
-      const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: '0.1.0' };
+      // The tag the service does not run now, so only a sync can make it run.
+      const running = (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag;
+      const [next, other] = running === TAGS[0] ? [TAGS[1]!, TAGS[0]!] : [TAGS[0]!, TAGS[1]!];
+      const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: next };
       // The tenant admin deploys here (signed in: a person), so the platform admin's write budget stays for what follows.
       const before = (await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName;
       const refused = await pds.api('alice', 'POST', execute, deploy);
@@ -542,24 +545,24 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(over.status, JSON.stringify(over.body)).toBe(200);
       workflows.push(over.body.workflowName);
       const run = await settle(over.body.workflowName);
-      expect(run.audit, JSON.stringify(run)).toMatchObject({ status: 'succeeded', parameters: { git_tag: '0.1.0', override_reason: 'hotfix for incident 43' } });
-      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe('0.1.0');
+      expect(run.audit, JSON.stringify(run)).toMatchObject({ status: 'succeeded', parameters: { git_tag: next, override_reason: 'hotfix for incident 43' } });
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe(next);
       if (t.appProject) {
         // Argo CD's automated sync is held by the window: the manual sync the workflow asked for applied the new tag.
         expect(JSON.stringify(run.steps)).toContain('sync-now');
-        expect(await t.appProject.runningImage(TEAM, 'web')).toMatch(/:0\.1\.0$/);
+        expect((await t.appProject.runningImage(TEAM, 'web'))?.split(':').at(-1)).toBe(next);
 
         // A deny window without manualSync holds manual syncs too: the override is then refused by Argo CD, and says so.
         const strict = { kind: 'deny', schedule: '* * * * *', duration: '1h', applications: ['*'], manualSync: false, description: 'no syncs at all' };
         await t.appProject.addSyncWindow(TEAM, strict);
         try {
-          const held = await pds.api('alice', 'POST', execute, { ...deploy, git_tag: '0.1.1', override_reason: 'hotfix for incident 44' });
+          const held = await pds.api('alice', 'POST', execute, { ...deploy, git_tag: other, override_reason: 'hotfix for incident 44' });
           expect(held.status, JSON.stringify(held.body)).toBe(200);
           workflows.push(held.body.workflowName);
           const failed = await settle(held.body.workflowName);
           expect(failed.audit.status).toBe('failed');
           expect(JSON.stringify(failed)).toMatch(/Blocked by sync window/);
-          expect(await t.appProject.runningImage(TEAM, 'web')).toMatch(/:0\.1\.0$/);
+          expect((await t.appProject.runningImage(TEAM, 'web'))?.split(':').at(-1)).toBe(next);
         } finally {
           await t.appProject.removeSyncWindow(TEAM, strict.description);
         }
