@@ -9,6 +9,14 @@
  * process on the same cluster and database, driven by autocannon for `BENCH_K8S_HTTP_SECONDS` per route (default 5;
  * loopback, so the per-user limit is exempt) as a platform admin. Needs the envtest binaries
  * (`scripts/envtest/build.sh`).
+ *
+ * `BENCH_K8S_WORKFLOWS` (default 0; bench only, never in `npm test`) adds that many finished Argo Workflows with a
+ * realistic status (9 `Pod` nodes and the stored template spec, about 20 KB each, as a deploy leaves them), each with
+ * its workflow record and audit entry in PostgreSQL (settled before pds kept steps, so each one's first read fetches its
+ * status once), with etcd's `--quota-backend-bytes` raised to hold them. It reports how long seeding took, the heap and
+ * RSS the platform holds once started, reads of a workflow in-process (first read and warm) and through HTTP
+ * (`GET /api/v1/workflows/{name}`), and the settle delay: from an Argo phase change (status and labels patched, as
+ * Argo's controller does) to the settled audit entry, over `BENCH_K8S_SETTLES` workflows (default 20).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,11 +26,14 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
-import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { openRecordStore, type RecordStore } from '../adapters/sql/index.js';
 import { issueSelfToken } from '../auth/self-issued.js';
 import { freePort } from '../test/fixtures/redis-server.js';
 import { forkEntry } from './child.js';
-import { createKubernetesPlatform, type KubernetesPlatform } from '../adapters/kubernetes/index.js';
+import { createKubernetesPlatform } from '../adapters/kubernetes/index.js';
 import { adminKubeConfig, envtestDir, installCrds, startKubeApiServer } from '../test/fixtures/kube-apiserver.js';
 import { startPostgres } from '../test/fixtures/postgres.js';
 
@@ -50,6 +61,10 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
   const tenants = Number(process.env.BENCH_K8S_TENANTS ?? 50);
   const services = Number(process.env.BENCH_K8S_SERVICES ?? 4);
   const iterations = Number(process.env.BENCH_K8S_ITERATIONS ?? 5000);
+  const workflows = Number(process.env.BENCH_K8S_WORKFLOWS ?? 0);
+  const settles = Number(process.env.BENCH_K8S_SETTLES ?? 20);
+  // etcd's default quota (2 GiB) fills with the revisions of tens of thousands of 20 KB Workflows.
+  if (workflows > 0) process.env.PDS_ETCD_QUOTA_BYTES ??= String(8 * 1024 ** 3);
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     log('kubernetes: starting kube-apiserver, etcd, kube-controller-manager and PostgreSQL');
@@ -103,8 +118,7 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
       }
     }
 
-    const started = performance.now();
-    const platform: KubernetesPlatform = await createKubernetesPlatform({
+    const platformOptions = {
       kubeconfigPath: server.kubeconfigPath,
       dataDir,
       databaseUrl: postgres.url,
@@ -114,8 +128,48 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
       domain: 'apps.example.com',
       githubAppSlug: 'pds-platform',
       leaseNamespace: 'pds',
-    });
-    const startMs = performance.now() - started;
+    };
+    /** Start a platform: milliseconds until its caches are filled, and the heap it added (after a full GC when exposed). */
+    const startPlatform = async () => {
+      globalThis.gc?.();
+      const heapBefore = process.memoryUsage().heapUsed;
+      const t0 = performance.now();
+      const p = await createKubernetesPlatform(platformOptions);
+      const ms = performance.now() - t0;
+      globalThis.gc?.();
+      return { platform: p, ms, heapMiB: (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20 };
+    };
+    // The reference of the same run: the same cluster before any Workflow exists.
+    let empty: { ms: number; heapMiB: number } | undefined;
+    if (workflows > 0) {
+      const reference = await startPlatform();
+      empty = { ms: reference.ms, heapMiB: reference.heapMiB };
+      await reference.platform.close();
+    }
+    let seedWorkflowsMs = 0;
+    if (workflows > 0) {
+      log(`kubernetes: seeding ${workflows} finished Workflows with status, and their records`);
+      const seedStart = performance.now();
+      const records = await openRecordStore({ dataDir, databaseUrl: postgres.url });
+      try {
+        let next = 0;
+        const worker = async () => {
+          for (let i = next++; i < workflows; i = next++) {
+            const team = `team${i % tenants}`;
+            const name = `wf-bench-${i}`;
+            await create(benchWorkflow(name, team, `svc${i % services}`, 'Succeeded'));
+            await seedRecord(records, name, team, `svc${i % services}`, `uid-${i % tenants}`);
+            await records.workflows.settle(name, { phase: 'succeeded', message: '9 steps succeeded', finishedAt: new Date().toISOString() });
+          }
+        };
+        await Promise.all(Array.from({ length: 16 }, worker));
+      } finally {
+        await records.close();
+      }
+      seedWorkflowsMs = performance.now() - seedStart;
+    }
+
+    const { platform, ms: startMs, heapMiB: heapGrowthMiB } = await startPlatform();
     cleanups.unshift(() => platform.close());
     await platform.workflows.list({ visible: 'all', limit: 1 }); // warm the record store's pool too
 
@@ -142,6 +196,51 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
       rows.push({ name, p50: percentile(times, 50), p99: percentile(times, 99), requestsPerRead: (platform.kubeconfig.requests - before) / iterations });
     }
     const ok = rows.every((r) => r.requestsPerRead === 0);
+    const workflowRows: ReadRow[] = [];
+    let settleLine = '';
+    if (workflows > 0) {
+      // First read of each: the status is fetched once and its steps kept in the record; then every read is warm.
+      const sample = Math.min(workflows, iterations);
+      for (const [name, count] of [['workflow (first read: fetch, keep steps)', sample], ['workflow (warm)', iterations]] as const) {
+        const before = platform.kubeconfig.requests;
+        const times: number[] = [];
+        for (let i = 0; i < count; i++) {
+          const t0 = performance.now();
+          const run = await platform.workflows.get(`wf-bench-${i % sample}`);
+          times.push(performance.now() - t0);
+          if (!run?.steps.length) throw new Error(`wf-bench-${i % sample}: no steps read`);
+        }
+        times.sort((a, b) => a - b);
+        workflowRows.push({ name, p50: percentile(times, 50), p99: percentile(times, 99), requestsPerRead: (platform.kubeconfig.requests - before) / count });
+      }
+      // Settle delay: a running Workflow (record unfinished) turns Succeeded; time until its audit entry says so.
+      const delays: number[] = [];
+      const records = platform.records;
+      const workflowsApi = admin.makeApiClient(CustomObjectsApi);
+      for (let i = 0; i < settles; i++) {
+        const name = `wf-settle-${i}`;
+        await seedRecord(records, name, 'team0', 'svc0', 'uid-0');
+        await create(benchWorkflow(name, 'team0', 'svc0', 'Running'));
+        await until(() => platform.cache.workflows.get(name, 'pds-workflows') !== undefined);
+        const finished = benchWorkflow(name, 'team0', 'svc0', 'Succeeded');
+        const t0 = performance.now();
+        await workflowsApi.patchNamespacedCustomObject({
+          group: 'argoproj.io',
+          version: 'v1alpha1',
+          namespace: 'pds-workflows',
+          plural: 'workflows',
+          name,
+          body: [
+            { op: 'add', path: '/status', value: (finished as { status?: unknown }).status },
+            { op: 'add', path: '/metadata/labels', value: finished.metadata!.labels },
+          ],
+        });
+        await until(async () => (await records.audit.get(name))?.status === 'succeeded');
+        delays.push(performance.now() - t0);
+      }
+      delays.sort((a, b) => a - b);
+      settleLine = `settle delay (Argo phase change → settled audit entry, ${settles} workflows): p50 ${percentile(delays, 50).toFixed(0)} ms, p99 ${percentile(delays, 99).toFixed(0)} ms`;
+    }
     const fmt = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
 
     log('kubernetes: the same reads through HTTP (pds in its own process)');
@@ -168,7 +267,10 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
       await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 5000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
     });
+    const childStarted = performance.now();
     await once(child, 'message');
+    const childStartMs = performance.now() - childStarted;
+    const childRssMiB = rssMiB(child.pid!);
     const token = await issueSelfToken(new TextEncoder().encode(secret), baseUrl, { sub: 'root', groups: [] }, 3600);
     const http: Array<{ name: string; p50: number; p99: number; rps: number; non2xx: number }> = [];
     for (const [name, route] of [
@@ -176,17 +278,24 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
       ['services (one tenant)', '/api/v1/services?team=team7'],
       ['tenant', '/api/v1/tenants/team7'],
       ['tenants (all)', '/api/v1/tenants'],
+      ...(workflows > 0 ? ([['workflow', '/api/v1/workflows/wf-bench-7']] as const) : []),
     ] as const) {
       const options = { url: baseUrl + route, connections: 10, headers: { authorization: `Bearer ${token}` } };
       await autocannon({ ...options, duration: 1 });
       const r = await autocannon({ ...options, duration: seconds });
       http.push({ name, p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx });
     }
+    const memory = process.memoryUsage();
     const report = [
-      `kubernetes backend, warm informer caches (${tenants} tenants × ${services} services, ${iterations} reads each; caches filled in ${startMs.toFixed(0)} ms):`,
+      `kubernetes backend, warm informer caches (${tenants} tenants × ${services} services, ${workflows} Workflows, ${iterations} reads each; caches filled in ${startMs.toFixed(0)} ms):`,
+      ...(workflows > 0 ? [`seeding ${workflows} Workflows with status and their records: ${(seedWorkflowsMs / 1000).toFixed(1)} s`] : []),
+      ...(empty ? [`reference, the same cluster before the Workflows were seeded: caches filled in ${empty.ms.toFixed(0)} ms, heap growth over start-up ${empty.heapMiB.toFixed(1)} MiB`] : []),
+      `platform in the bench process: heap growth over start-up ${heapGrowthMiB.toFixed(1)} MiB${globalThis.gc ? ' (after a full GC)' : ' (no --expose-gc: includes garbage)'}; bench process RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB at the end`,
+      `pds server process (PDS_BACKEND=kubernetes): ready ${childStartMs.toFixed(0)} ms after fork, RSS ${childRssMiB.toFixed(0)} MiB when ready`,
       '| read | p50 | p99 | API server requests per read |',
       '|---|---|---|---|',
-      ...rows.map((r) => `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.requestsPerRead} |`),
+      ...[...rows, ...workflowRows].map((r) => `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.requestsPerRead} |`),
+      ...(settleLine ? [settleLine] : []),
       `target: 0 API server requests per warm read — ${ok ? 'met' : 'MISSED'}`,
       '',
       `through HTTP (autocannon, 10 connections, ${seconds} s per route, platform admin, loopback):`,
@@ -198,4 +307,116 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
+}
+
+/** Resident memory of process `pid`, MiB (`VmRSS` of `/proc/<pid>/status`; 0 where there is no /proc). */
+function rssMiB(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Poll `check` every 2 ms until it holds (60 s at most). */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('bench: a condition did not hold within 60 s');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** A workflow record and its audit entry, as pds's submit writes them. */
+async function seedRecord(records: RecordStore, name: string, team: string, service: string, tenantUid: string): Promise<void> {
+  const parameters = { action: 'deploy', team_name: team, component_name: service, git_tag: '1.0.1', dockerfile_repo: `acme/${service}` };
+  const startedAt = new Date().toISOString();
+  await records.transaction(async (tx) => {
+    await tx.audit.append(
+      { id: randomUUID(), timestamp: startedAt, userId: 'bench@example.com', operation: 'deploy-service', parameters, workflowName: name, status: 'submitted', riskLevel: 'medium', message: '' },
+      { tenantUid },
+    );
+    await tx.workflows.create({ name, operation: 'deploy-service', workflowTemplate: 'deploy-service', parameters, userId: 'bench@example.com', steps: [], message: 'submitted', startedAt, tenantUid });
+  });
+}
+
+/** The nine steps of deploy-service, as its WorkflowTemplate names them. */
+const DEPLOY_STEPS = ['check-tenant', 'check-repo', 'clone', 'build-image', 'scan-image', 'push-image', 'render-manifests', 'commit-gitops', 'wait-synced'];
+
+/**
+ * A deploy-service Workflow as Argo leaves it (`phase` Succeeded, or Running with its first step running): labels and
+ * annotations as pds writes them plus Argo's phase labels, the arguments, and a status of 9 `Pod` nodes with outputs and
+ * resource durations and the stored WorkflowTemplate spec Argo copies into every Workflow (about 20 KB in all).
+ */
+function benchWorkflow(name: string, team: string, service: string, phase: 'Succeeded' | 'Running'): KubernetesObject {
+  const at = (s: number) => new Date(Date.UTC(2026, 10, 1, 12, 0, s)).toISOString().replace('.000', '');
+  const done = phase === 'Succeeded';
+  const nodes: Record<string, unknown> = {
+    [name]: { id: name, name, displayName: name, type: 'Steps', templateName: 'main', phase, startedAt: at(0), ...(done ? { finishedAt: at(90) } : {}), children: [`${name}-0`] },
+  };
+  DEPLOY_STEPS.forEach((step, i) => {
+    if (!done && i > 0) return;
+    const id = `${name}-${1000000000 + i * 7919}`;
+    nodes[id] = {
+      id,
+      name: `${name}[${i}].${step}`,
+      displayName: step,
+      type: 'Pod',
+      templateName: step,
+      templateScope: 'namespaced/deploy-service',
+      phase: done ? 'Succeeded' : 'Running',
+      boundaryID: name,
+      startedAt: at(i * 10),
+      ...(done ? { finishedAt: at(i * 10 + 9) } : {}),
+      progress: '1/1',
+      resourcesDuration: { cpu: 7 + i, memory: 180 + i },
+      hostNodeName: `worker-${i % 3}.cluster.internal`,
+      outputs: { exitCode: '0', parameters: [{ name: 'result', value: `${step} finished for ${team}/${service} at 1.0.1` }] },
+      children: i < DEPLOY_STEPS.length - 1 ? [`${name}-${1000000000 + (i + 1) * 7919}`] : [],
+    };
+  });
+  const template = (step: string) => ({
+    name: step,
+    inputs: { parameters: [{ name: 'team_name' }, { name: 'component_name' }, { name: 'git_tag' }, { name: 'dockerfile_repo' }] },
+    metadata: { labels: { 'pds.dev/step': step } },
+    script: {
+      image: 'registry.example.com/pds/steps:1.4.2',
+      command: ['sh'],
+      source: `set -eu\n# ${step}: ${'x'.repeat(900)}\necho "${step} {{inputs.parameters.team_name}}/{{inputs.parameters.component_name}}"\n`,
+      resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+      env: [{ name: 'PDS_STEP', value: step }, { name: 'PDS_TENANT', value: '{{inputs.parameters.team_name}}' }],
+    },
+  });
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: {
+      name,
+      namespace: 'pds-workflows',
+      labels: {
+        'pds.dev/operation': 'deploy-service',
+        'pds.dev/tenant': team,
+        'pds.dev/service': service,
+        'pds.dev/managed-by': 'pds',
+        'workflows.argoproj.io/phase': phase,
+        'workflows.argoproj.io/completed': String(done),
+      },
+      annotations: { 'pds.dev/user': 'bench@example.com', 'pds.dev/uid': `uid-${team}`, 'workflows.argoproj.io/pod-name-format': 'v2' },
+    },
+    spec: {
+      workflowTemplateRef: { name: 'deploy-service' },
+      synchronization: { mutex: { name: `pds-${team}-${service}` } },
+      arguments: { parameters: [['action', 'deploy'], ['team_name', team], ['component_name', service], ['git_tag', '1.0.1'], ['dockerfile_repo', `acme/${service}`]].map(([n, value]) => ({ name: n, value })) },
+    },
+    status: {
+      phase,
+      startedAt: at(0),
+      ...(done ? { finishedAt: at(90), progress: '9/9' } : { progress: '0/9' }),
+      nodes,
+      storedWorkflowTemplateSpec: { entrypoint: 'main', serviceAccountName: 'pds-workflows', templates: DEPLOY_STEPS.map(template) },
+      resourcesDuration: { cpu: 120, memory: 2100 },
+      conditions: [{ type: 'PodRunning', status: String(!done) }, ...(done ? [{ type: 'Completed', status: 'True' }] : [])],
+    },
+  } as KubernetesObject;
 }

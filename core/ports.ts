@@ -20,6 +20,7 @@ import type { Approval, ApprovalRequest, ApprovalState, WorkflowApproval } from 
 import type { TenantEvent, TenantEventBody } from './governance/events.js';
 import type { RolloutView } from './rollouts.js';
 import type { TenantPolicy } from './governance/policy.js';
+import type { ImageSource } from './images.js';
 import type { Webhook, WebhookDelivery, WebhookInput } from './governance/webhooks.js';
 
 /** Tenants, services, GitOps status, logs and resource usage (read side of the platform). */
@@ -358,6 +359,46 @@ export interface GovernanceStore {
   events(tenant: TenantRef, limit: number): Promise<TenantEvent[]>;
 }
 
+/**
+ * An image a service runs, as pds observed it (issue 20 item 4): the image name (`<repository>:<tag>`, see
+ * `core/images.ts`) and its digest, with the source it was built from when the observer knows it.
+ */
+export interface RunningImage {
+  /** `<repository>:<tag>` without digest, e.g. `registry.example.com/pds/src/acme/web:0.1.0`. */
+  image: string;
+  /** `sha256:<64 hex>`. */
+  digest: string;
+  /** `<owner>/<repo>` it was built from, when known (what a promotion redeploys). */
+  repo?: string;
+  /** The build file it was built from, when known. */
+  dockerfilePath?: string;
+}
+
+/** One stretch of time during which a service ran one image Synced and Healthy without a gap. */
+export interface HealthyInterval extends RunningImage {
+  /** ISO 8601 UTC: when pds first observed it Synced and Healthy. */
+  since: string;
+  /** ISO 8601 UTC: when pds observed it stop (another image, not Synced or not Healthy, removed); absent: still. */
+  until?: string;
+}
+
+/**
+ * What pds observed each service run Synced and Healthy, and for how long (issue 20 item 4: verified promotion), kept
+ * in the record store by tenant identity. Observers (the sandbox's simulated GitOps, the Argo CD Application informer)
+ * report every change; any other state ends the open interval, so a gap restarts the clock.
+ */
+export interface ImageObservations {
+  /**
+   * Record what `tenant`/`app` is at `at`: Synced and Healthy running `running`, or anything else (`undefined`:
+   * progressing, degraded, out of sync, removed). Idempotent: replicas reporting the same state change nothing.
+   */
+  observe(tenant: TenantRef, app: string, running: RunningImage | undefined, at: Date): Promise<void>;
+  /** The intervals during which `tenant`/`app` ran `image` (`<repository>:<tag>`) Synced and Healthy, newest first. */
+  intervals(tenant: TenantRef, app: string, image: string): Promise<HealthyInterval[]>;
+  /** The open interval of `tenant`/`app`: what it runs Synced and Healthy now, or `undefined`. */
+  current(tenant: TenantRef, app: string): Promise<HealthyInterval | undefined>;
+}
+
 /** A hook in the answer to the change that created it: its secret, shown this once. */
 export type NewWebhook = Webhook & { secret?: string };
 
@@ -413,6 +454,15 @@ export interface Platform {
   readonly governance: GovernanceStore;
   /** Approval requests (issue 20 item 2); decided through {@link WorkflowEngine.approve} and `settleAwaiting`. */
   readonly approvals: ApprovalStore;
+  /** What services ran Synced and Healthy, by image digest (issue 20 item 4). */
+  readonly images: ImageObservations;
+  /**
+   * The image (`<repository>:<tag>`, no digest) a deploy of `source` to `team`/`app` builds and runs
+   * (`core/images.ts`): the backend's registry, and the build file the backend would use when `source` names none.
+   */
+  sourceImage(team: string, app: string, source: ImageSource): Promise<string>;
+  /** The platform's clock: what governance checks (promotion's "healthy for 30m") and observations measure time by. */
+  now(): Date;
   /** Tenant webhooks and their deliveries (issue 20). */
   readonly webhooks: WebhookService;
   /** Promote and abort of canary and blue-green releases by hand (issue 22). */

@@ -56,9 +56,9 @@ export const getTenantPolicy = defineTool({
   description:
     'The governance policy of one tenant: approval rules, freeze windows (cron schedule, duration, time zone, operations, ' +
     'reason) and the promotion rule. {} means none: nothing is frozen, nothing waits. Freeze windows are enforced (an ' +
-    'execution during an active window is refused unless a tenant admin gives override_reason); so are approvals (an ' +
-    'execution waits for them, see platform_list_approvals); promotion is stored but not yet enforced. Needs membership ' +
-    'of the tenant (any role). Changes nothing.',
+    'execution during an active window is refused unless a tenant admin gives override_reason), so are approvals (an ' +
+    'execution waits for them, see platform_list_approvals) and promotion (a deploy is refused until its image ran ' +
+    'healthy in the "from" tenant for "minHealthy"). Needs membership of the tenant (any role). Changes nothing.',
   input: z.object({ name: TeamName.describe('Tenant name, e.g. "acme"') }),
   output: PolicyAnswer,
   rest: { method: 'GET', path: '/api/v1/tenants/{name}/policy' },
@@ -80,14 +80,14 @@ export const setTenantPolicy = defineTool({
     'new policy, in the tenant\'s event feed (platform_list_tenant_events). Read it first with platform_get_tenant_policy ' +
     'and send it back changed. Example: {"freezeWindows":[{"name":"weekend","schedule":"0 18 * * 5","duration":"63h",' +
     '"timeZone":"Europe/Berlin","operations":["deploy-service"],"reason":"no one on call"}]}. Tenant admins and platform ' +
-    'admins only. Approvals apply to executions submitted after the change; promotion is stored but not yet enforced.',
+    'admins only. Approvals apply to executions submitted after the change.',
   input: z.object({
     name: TeamName.describe('Tenant name, e.g. "acme"'),
     policy: TenantPolicy,
   }),
   output: PolicyAnswer.extend({
     event: TenantEvent.describe('The policy.changed event recorded'),
-    warnings: z.array(z.string()).describe('Parts of the policy stored but not enforced yet, e.g. promotion'),
+    warnings: z.array(z.string()).describe('Parts of the policy stored but not enforced yet (none today: every rule is enforced)'),
   }),
   rest: { method: 'PUT', path: '/api/v1/tenants/{name}/policy', bodyField: 'policy' },
   access: { tenant: (i) => i.name, role: 'admin' },
@@ -97,10 +97,9 @@ export const setTenantPolicy = defineTool({
   handler: async ({ name, policy }, { platform, identity }) => {
     const ref = await tenantRefOf(platform.backend, name);
     const event = await platform.governance.setPolicy(ref, policy, { userId: identity.userId, timestamp: new Date().toISOString() });
-    // Said in the answer, not only the description: a stored rule that does nothing must not pass for protection.
-    const warnings = (['promotion'] as const)
-      .filter((rule) => policy[rule])
-      .map((rule) => `${rule} is stored but not enforced yet: executions do not wait for it`);
+    // Every rule of the document is enforced today; the field stays so that a rule added later and stored before it
+    // is enforced is said in the answer, not only in the description.
+    const warnings: string[] = [];
     return { team: ref.name, policy, event, warnings };
   },
 });

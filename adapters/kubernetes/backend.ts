@@ -18,6 +18,7 @@ import type { RolloutView } from '../../core/rollouts.js';
 import type { PlatformBackend, TenantRef } from '../../core/ports.js';
 import type { ClusterCache } from './informers.js';
 import { ANNOTATION, LABEL, QUOTA_NAME, type Application } from './objects.js';
+import { splitImage } from '../../core/images.js';
 
 /** Where service logs come from: the pods through the API server, or Loki. */
 export interface LogSource {
@@ -147,12 +148,17 @@ export function kubernetesBackend({ cache, argocdNamespace, logs, rollout: rollo
       const message =
         s.health?.message || s.conditions?.map((c) => c.message).filter(Boolean).join('; ') || s.operationState?.message || '';
       const rollout = await rolloutOf?.(team, app);
+      // An aborted release is not the service's state: the stable tag serves all traffic (wait-rollout failed the
+      // deploy, so pds.dev/image-tag still names it), and the message says what was rolled back.
+      const rolledBack = rollout?.phase === 'Aborted' && rollout.stableTag
+        ? `rolled back: ${rollout.canaryTag} ${rollout.message.replace(/^RolloutAborted: /, '') || 'aborted'}; all traffic is on ${rollout.stableTag} again`
+        : undefined;
       return {
         argocd: {
           name: applicationName(team, app),
           syncStatus: sync.success ? sync.data : 'Unknown',
-          healthStatus: health.success ? health.data : 'Unknown',
-          message,
+          healthStatus: rolledBack ? 'Healthy' : health.success ? health.data : 'Unknown',
+          message: rolledBack ?? message,
         },
         service: { team, name: app, imageTag: service.imageTag, host: service.host },
         ...(rollout && { rollout }),
@@ -189,7 +195,8 @@ export function kubernetesBackend({ cache, argocdNamespace, logs, rollout: rollo
 
 /** The tag of the first container's image of a Deployment (`registry/acme/web:0.1.0` → `0.1.0`), or ''. */
 function deployedTag(deployment: V1Deployment | undefined): string {
-  const image = deployment?.spec?.template?.spec?.containers?.[0]?.image ?? '';
+  // Manifests name images by digest (`…:<tag>@sha256:…`, core/images.ts): the tag is before it.
+  const { image } = splitImage(deployment?.spec?.template?.spec?.containers?.[0]?.image ?? '');
   const at = image.lastIndexOf(':');
   return at > image.lastIndexOf('/') ? image.slice(at + 1) : '';
 }

@@ -6,23 +6,27 @@
  * the Workflow, never into its parameters.
  *
  * Records (the workflow record and, with it, the audit entry) live in the SQL record store, so every replica answers
- * the same. Phases come from the Workflow informer: ""/Pending/Running → `submitted` with the running step in the
- * message, Succeeded → `succeeded`, Failed/Error → `failed` with the failed node's message. The first replica to see a
- * Workflow finish settles its record and audit entry (an idempotent conditional update); Workflows that finished, or
- * vanished, while pds was down are settled by the ghost reconciler once the informer has listed them.
+ * the same. Phases come from the Workflow informer, which holds Workflows metadata-only (issue 23 item 3): Argo's
+ * labels `workflows.argoproj.io/phase` and `…/completed` say when one finished. A Workflow's status (its nodes) is
+ * fetched when pds needs it: once when it settles (""/Pending/Running → `submitted` with the running step in the
+ * message, Succeeded → `succeeded`, Failed/Error → `failed` with the failed node's message; the steps are kept in the
+ * record, which answers from then on), and while it runs, when a caller asks for it or follows it (one GET per
+ * resourceVersion, shared by every caller). The first replica to see a Workflow finish settles its record and audit
+ * entry (an idempotent conditional update); Workflows that finished, or vanished, while pds was down are settled by
+ * the ghost reconciler once the informer has listed them.
  */
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { NotFound, PlatformError, Upstream } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { AuditStatus } from '../../core/model.js';
-import { workflowTemplateName } from '../../core/names.js';
+import { applicationName, workflowTemplateName } from '../../core/names.js';
 import { waitingMessage, workflowApproval, type Approval } from '../../core/governance/approvals.js';
 import { isOperationId, type OperationId, type OperationParams } from '../../core/operations/index.js';
 import type { AwaitingOutcome, WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
 import type { RecordStore, WorkflowRecord } from '../sql/index.js';
 import { describe, type ClusterCache } from './informers.js';
-import { ANNOTATION, ARGO_GROUP, ARGO_VERSION, LABEL, type Workflow, type WorkflowNode } from './objects.js';
+import { ANNOTATION, ARGO_GROUP, ARGO_LABEL, ARGO_VERSION, LABEL, type Workflow, type WorkflowMetadata, type WorkflowNode } from './objects.js';
 import { clusterOperations, envSecretName, type ArgumentFactory } from './operations.js';
 import { stepLogReader, type StepLogReader } from './step-logs.js';
 
@@ -106,6 +110,18 @@ export function messageOf(workflow: Workflow): string {
   return workflow.status?.message || 'submitted to Argo Workflows, waiting for the controller';
 }
 
+/**
+ * True when Argo's labels on a Workflow say it finished (`workflows.argoproj.io/completed=true`, or a final
+ * `workflows.argoproj.io/phase`).
+ */
+export function finishedByLabels(workflow: WorkflowMetadata): boolean {
+  const labels = workflow.metadata?.labels ?? {};
+  return labels[ARGO_LABEL.completed] === 'true' || auditStatusOf(labels[ARGO_LABEL.phase]) !== 'submitted';
+}
+
+/** Full Workflows kept (by name, at one resourceVersion) for callers asking while they run: a bound, not a cache of all. */
+const FULL_KEPT = 256;
+
 /** The Argo Workflows engine. Call {@link ArgoWorkflowEngine.start} once. */
 export class ArgoWorkflowEngine implements WorkflowEngine {
   private readonly custom: CustomObjectsApi;
@@ -117,6 +133,8 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private reconciling: Promise<void> | undefined;
+  /** Full Workflows fetched, by name, with the resourceVersion they were fetched at (insertion order = age). */
+  private readonly full = new Map<string, { resourceVersion: string | undefined; workflow: Promise<Workflow | undefined> }>();
 
   constructor(private readonly options: ArgoEngineOptions) {
     this.custom = options.kc.makeApiClient(CustomObjectsApi);
@@ -127,9 +145,10 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   /** Follow Workflows through the informer, and settle ghosts now and every `reconcileEveryMs`. */
   start(): void {
-    const seen = (w: Workflow) => void this.observe(w).catch((err: unknown) => this.options.log.error({ err, workflow: w.metadata?.name }, 'could not record a workflow change'));
+    const seen = (w: WorkflowMetadata) => void this.observe(w).catch((err: unknown) => this.options.log.error({ err, workflow: w.metadata?.name }, 'could not record a workflow change'));
     this.options.cache.workflows.on('add', seen);
     this.options.cache.workflows.on('update', seen);
+    this.options.cache.workflows.on('delete', (w) => void this.full.delete(w.metadata?.name ?? ''));
     void this.options.cache.workflows.synced.then(() => this.reconcile());
     this.timer = setInterval(() => void this.reconcile(), this.options.reconcileEveryMs ?? 60_000);
     this.timer.unref();
@@ -243,8 +262,15 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
    */
   private argumentsOf(name: string, operation: OperationId, parameters: unknown, tenantUid: string, recorded: Record<string, string>) {
     const factory = clusterOperations[operation] as ArgumentFactory<OperationId>;
-    const override = recorded.override_reason !== undefined;
-    return factory(parameters as never, { registry: this.options.registry, domain: this.options.domain, tenantUid, workflowName: name, override });
+    const params = parameters as { team_name: string; component_name?: string };
+    return factory(parameters as never, {
+      registry: this.options.registry,
+      domain: this.options.domain,
+      tenantUid,
+      workflowName: name,
+      service: params.component_name ? this.serviceSource(params.team_name, params.component_name) : undefined,
+      override: recorded.override_reason !== undefined,
+    });
   }
 
   /**
@@ -300,11 +326,14 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     }
   }
 
-  /** The workflow from the informer's Workflow and the record; `undefined` when neither knows the name. */
+  /**
+   * The workflow from its record and, while it runs, its Workflow (fetched once per resourceVersion); `undefined` when
+   * the record store does not know the name. A settled workflow is answered from the record.
+   */
   async get(name: string): Promise<ClusterWorkflowRun | undefined> {
     const record = await this.options.records.workflows.get(name);
     if (!record) return undefined;
-    const run = this.runOf(record, this.options.cache.workflows.get(name, this.options.namespace));
+    const run = this.runOf(record, await this.statusFor(record));
     if (record.approvalId) {
       const approval = await this.options.records.approvals.ofWorkflow(name);
       if (approval) run.approval = workflowApproval(approval);
@@ -314,33 +343,43 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   /**
    * The newest workflows `query.visible` allows and the filters select, newest first (submission order): the record
-   * store's query (`adapters/sql/workflows.ts`, the audit trail's visibility rule), each joined with the informer's
-   * Workflow of that name. One statement, no read per workflow.
+   * store's query (`adapters/sql/workflows.ts`, the audit trail's visibility rule). One statement; a settled record
+   * answers from itself, a running one with its Workflow (fetched once per resourceVersion).
    */
   async list(query: WorkflowQuery): Promise<ClusterWorkflowRun[]> {
     const records = await this.options.records.workflows.query(query);
     const approvals = await this.options.records.approvals.ofWorkflows(records.filter((r) => r.approvalId).map((r) => r.name));
-    return records.map((record) => {
-      const run = this.runOf(record, this.options.cache.workflows.get(record.name, this.options.namespace));
-      const approval = approvals.get(record.name);
-      if (approval) run.approval = workflowApproval(approval);
-      return run;
-    });
+    return Promise.all(
+      records.map(async (record) => {
+        const run = this.runOf(record, await this.statusFor(record));
+        const approval = approvals.get(record.name);
+        if (approval) run.approval = workflowApproval(approval);
+        return run;
+      }),
+    );
   }
 
   /**
    * The newest `lines` lines of step `step` of `workflow`: the `main` container log of the step's pod in
-   * `PDS_WORKFLOW_NAMESPACE` (the node found in the informer's Workflow; see `step-logs.ts`).
+   * `PDS_WORKFLOW_NAMESPACE` (the node found in the Workflow's status, fetched; see `step-logs.ts`).
    * @returns `[]` when the Workflow, the step's pod node or its pod is gone.
    * @throws Upstream when the API server refuses the `pods/log` read or cannot be reached.
    */
   async stepLog(workflow: string, step: string, lines: number): Promise<string[]> {
-    const wf = this.options.cache.workflows.get(workflow, this.options.namespace);
+    const wf = await this.fetchWorkflow(workflow);
     return wf ? this.stepLogs.read(wf, step, lines) : [];
   }
 
   onSettled(listener: (run: WorkflowRun) => void): void {
     this.settledListeners.push(listener);
+  }
+
+  /** The source the service's Application records (its repository and build file), for images built before. */
+  private serviceSource(team: string, service: string): { repo?: string; dockerfilePath?: string } | undefined {
+    const name = applicationName(team, service);
+    const app = this.options.cache.applications.list().find((a) => a.metadata?.name === name);
+    const a = app?.metadata?.annotations;
+    return a && { repo: a[ANNOTATION.dockerfileRepo], dockerfilePath: a[ANNOTATION.dockerfilePath] };
   }
 
   /** Called on every phase, step or message change; returns an unsubscribe. */
@@ -363,7 +402,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
           // A workflow waiting for approval has no Workflow yet, by design: no ghost.
           if (!isOperationId(record.operation) || record.awaitingApproval) continue;
           const workflow = this.options.cache.workflows.get(record.name, this.options.namespace);
-          if (workflow) await this.observe(workflow);
+          if (workflow) await this.observe(workflow, true);
           // An approved workflow's Workflow is created at approval (its record's due time), not at submission.
           else if (this.now().getTime() - Math.max(Date.parse(record.startedAt), record.dueAt) > graceMs) {
             await this.settle(record, 'failed', `the Workflow ${record.name} no longer exists in ${this.options.namespace}; it was deleted before pds saw it finish`, undefined);
@@ -394,26 +433,99 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       .catch((err: unknown) => this.options.log.error({ err, workflow: name }, 'could not record a refused submission'));
   }
 
-  /** A Workflow was added or changed: tell listeners, and settle its record when it finished. */
-  private async observe(workflow: Workflow): Promise<void> {
-    const name = workflow.metadata?.name;
+  /**
+   * A Workflow was added or changed (its metadata, as the informer holds it): when it finished, or someone follows
+   * workflows, fetch its status; tell listeners, and settle its record when it finished.
+   * @param reconciling called by the ghost reconciler, which reads every unfinished record itself.
+   */
+  private async observe(meta: WorkflowMetadata, reconciling = false): Promise<void> {
+    const name = meta.metadata?.name;
     if (!name || this.closed) return;
+    // The first list's events: the reconciler, which runs once it is in, looks at every unfinished record instead.
+    if (!reconciling && !this.options.cache.workflows.isSynced) return;
+    const finished = finishedByLabels(meta);
+    if (!finished && this.changeListeners.size === 0) return;
     const record = await this.options.records.workflows.get(name);
     if (!record) return; // not submitted by a pds on this record store
+    if (record.phase !== 'submitted') {
+      // Settled, perhaps by another replica: whoever follows it here still hears of the end (from the record).
+      if (this.changeListeners.size > 0) {
+        const run = this.runOf(record, await this.statusFor(record));
+        for (const listener of this.changeListeners) listener(run);
+      }
+      return;
+    }
+    const workflow = await this.fetchWorkflow(name);
+    if (!workflow) return; // deleted meanwhile: the reconciler settles it after its grace
     const run = this.runOf(record, workflow);
     if (record.approvalId) {
       const approval = await this.options.records.approvals.ofWorkflow(name);
       if (approval) run.approval = workflowApproval(approval);
     }
     for (const listener of this.changeListeners) listener(run);
-    if (run.phase !== 'submitted' && record.phase === 'submitted') await this.settle(record, run.phase, run.message, workflow);
+    if (run.phase !== 'submitted') await this.settle(record, run.phase, run.message, workflow, run.steps);
   }
 
-  private async settle(record: WorkflowRecord, phase: 'succeeded' | 'failed', message: string, workflow: Workflow | undefined): Promise<void> {
+  /**
+   * The Workflow `name` with its status, fetched from the API server once per resourceVersion the informer reports
+   * (callers asking at the same time share one request); `undefined` when the informer does not hold it or the API
+   * server no longer has it.
+   * @throws Upstream when the API server refuses the read or cannot be reached.
+   */
+  private async fetchWorkflow(name: string): Promise<Workflow | undefined> {
+    const meta = this.options.cache.workflows.get(name, this.options.namespace);
+    if (!meta) return undefined;
+    const resourceVersion = meta.metadata?.resourceVersion;
+    const kept = this.full.get(name);
+    if (kept && kept.resourceVersion === resourceVersion) return kept.workflow;
+    const workflow = (this.custom.getNamespacedCustomObject({ ...this.argo(), name }) as Promise<Workflow>).catch((err: unknown) => {
+      this.full.delete(name);
+      if ((err as { code?: number }).code === 404) return undefined;
+      throw new Upstream(`could not read workflow ${name} from the Kubernetes API server: ${describe(err)}`, { cause: err });
+    });
+    this.full.delete(name);
+    this.full.set(name, { resourceVersion, workflow });
+    if (this.full.size > FULL_KEPT) this.full.delete(this.full.keys().next().value!);
+    return workflow;
+  }
+
+  /**
+   * What {@link runOf} needs of the cluster for `record`: nothing for a settled record with its steps; otherwise the
+   * full Workflow (a settled record without steps, settled before pds kept them, gets them kept now). A failed read
+   * is logged and answered from the record and Argo's labels.
+   */
+  private async statusFor(record: WorkflowRecord): Promise<Workflow | undefined> {
+    if (record.phase !== 'submitted' && record.steps.length > 0) return undefined;
+    const meta = this.options.cache.workflows.get(record.name, this.options.namespace);
+    if (!meta) return undefined;
+    try {
+      const workflow = await this.fetchWorkflow(record.name);
+      if (workflow && record.phase !== 'submitted') {
+        const steps = stepsOf(workflow);
+        if (steps.length > 0) {
+          await this.options.records.workflows.keepSteps(record.name, steps);
+          record.steps = steps;
+        }
+      }
+      return workflow;
+    } catch (err) {
+      this.options.log.warn({ err, workflow: record.name }, 'could not read a Workflow; answering from its record and labels');
+      return { metadata: meta.metadata, status: { phase: meta.metadata?.labels?.[ARGO_LABEL.phase] } };
+    }
+  }
+
+  private async settle(record: WorkflowRecord, phase: 'succeeded' | 'failed', message: string, workflow: Workflow | undefined, steps?: WorkflowStep[]): Promise<void> {
     const finishedAt = workflow?.status?.finishedAt ?? this.now().toISOString();
     // create-tenant made a tenant the record could not name yet: its uid is the one pds minted (the Workflow's annotation).
     const minted = record.operation === 'create-tenant' && phase === 'succeeded' ? workflow?.metadata?.annotations?.[ANNOTATION.uid] : undefined;
-    const changed = await this.options.records.workflows.settle(record.name, { phase, message, finishedAt, ...(minted ? { tenantUid: minted } : {}) });
+    // The steps are kept with the outcome: reads of a settled workflow never need its Workflow again.
+    const changed = await this.options.records.workflows.settle(record.name, {
+      phase,
+      message,
+      finishedAt,
+      ...(steps?.length ? { steps } : {}),
+      ...(minted ? { tenantUid: minted } : {}),
+    });
     if (!changed) return; // another replica (or an earlier event) settled it
     const settled = await this.get(record.name);
     if (!settled) return;
@@ -443,7 +555,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       startedAt: record.startedAt,
       userId: record.userId,
       parameters: record.parameters,
-      steps: live?.steps ?? [],
+      steps: live?.steps.length ? live.steps : record.steps,
     };
     const finishedAt = settled ? record.finishedAt : live?.finishedAt;
     if (finishedAt) run.finishedAt = finishedAt;

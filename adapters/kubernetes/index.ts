@@ -10,16 +10,19 @@
  * | `operations.ts` | the operation table: each operation's Workflow arguments |
  * | `engine.ts` | Workflows submitted and followed; records settled from the watch; the ghost reconciler |
  * | `previews.ts` | preview expiry under a Lease |
+ * | `observer.ts` | what each service runs Synced and Healthy, by digest, for verified promotion |
  *
  * Records (audit, workflows, registrations, claims, OAuth) are in PostgreSQL through `adapters/sql`.
  */
 import { Unavailable, NotFound, InvalidParams } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { DEFAULT_BUILD_FILE, sourceImage } from '../../core/images.js';
 import { RepoFullName } from '../../core/model.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
 import { githubAppCodeHost } from '../github/app.js';
 import { kubernetesRollouts, readRollout, rolloutView } from './rollouts.js';
+import { applicationName } from '../../core/names.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
@@ -32,6 +35,7 @@ import { CountingKubeConfig, loadKubeConfig, ownNamespace } from './kubeconfig.j
 import { clusterOperations } from './operations.js';
 import { podLogSource } from './pod-logs.js';
 import { PreviewReaper } from './previews.js';
+import { ClusterObserver } from './observer.js';
 import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
 export { clusterOperations } from './operations.js';
@@ -67,6 +71,8 @@ export interface KubernetesPlatformOptions {
   log?: Logger;
   /** The composition root's "shutting down" signal: `Platform.shutdown` aborts with it, before `close()`. */
   shutdown?: AbortSignal;
+  /** Clock of governance checks and observations (default: the system clock); tests move it. */
+  now?: () => Date;
   /** Webhook signing and delivery (default: private addresses refused, a random sealing key for this process). */
   webhooks?: WebhookOptions;
 }
@@ -97,6 +103,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
   }
   assertImplementsEveryOperation('kubernetes', clusterOperations);
   const log = (options.log ?? silentLogger).child({ component: 'kubernetes' });
+  const now = options.now ?? (() => new Date());
   const kc = loadKubeConfig(options.kubeconfigPath, options.kubeTimeoutMs);
   const records = await openRecordStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, log });
   const cache = new ClusterCache(kc, { workflows: options.workflowNamespace, argocd: options.argocdNamespace }, log);
@@ -113,6 +120,9 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     argocdNamespace: options.argocdNamespace,
     logs,
     rollout: async (team, app) => {
+      // Only a canary or blue-green service has a Rollout, and write-rollout leaves its Deployment at 0 replicas (the
+      // Rollout runs the pods): a rolling service's status is read from the caches alone, with no API server call.
+      if (cache.deployments.get(applicationName(team, app), team)?.spec?.replicas !== 0) return undefined;
       const found = await readRollout(kc, team, app);
       return found && rolloutView(found);
     },
@@ -144,6 +154,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
   reaper.start();
   const expiry = new ApprovalExpiry({ approvals: records.approvals, engine, log });
   expiry.start();
+  const observer = new ClusterObserver({ cache, records, tenantRef, now, log });
+  observer.start();
   const webhooks = createWebhooks(records, options.webhooks ?? { allowPrivate: false }, log.child({ component: 'webhooks' }));
   const codeHost = options.githubApp
     ? githubAppCodeHost({ ...options.githubApp, baseUrl: options.githubApp.apiUrl, tenantRef, repositories: records.repositories, fetch: options.fetch })
@@ -175,6 +187,10 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     governance: governanceWithSyncWindows(records.governance, syncWindows),
     syncWindowsReapplied,
     approvals: records.approvals,
+    images: records.images,
+    // The WorkflowTemplate builds from `Dockerfile` when a deploy names no build file (deploy/workflows/deploy-service.yaml).
+    sourceImage: async (_team, _app, source) => sourceImage(options.registry, { ...source, dockerfilePath: source.dockerfilePath ?? DEFAULT_BUILD_FILE }),
+    now,
     rollouts: kubernetesRollouts(kc, async (team, app) => (await backend.getService(team, app)) !== undefined),
     webhooks: webhooks.service,
     kubeconfig: kc,
@@ -191,6 +207,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
         await syncWindowsReapplied;
         await reaper.close();
         await expiry.close();
+        await observer.close();
         await webhooks.close();
         await engine.close();
         await cache.stop();

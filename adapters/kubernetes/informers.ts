@@ -7,13 +7,16 @@ import {
   AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
-  makeInformer,
+  ListWatch,
+  Observable,
   RbacAuthorizationV1Api,
-  type Informer,
+  Watch,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
   type ObjectCache,
+  type RequestContext,
+  type ResponseContext,
   type V1Deployment,
   type V1Namespace,
   type V1ResourceQuota,
@@ -21,7 +24,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from '../../core/logger.js';
 import { isTimeout } from './kubeconfig.js';
-import { ARGO_GROUP, ARGO_VERSION, LABEL, type Application, type Workflow } from './objects.js';
+import { ARGO_GROUP, ARGO_VERSION, LABEL, type Application, type WorkflowMetadata } from './objects.js';
 
 /** Milliseconds before an informer whose list or watch failed starts again. */
 const RESTART_MS = 2_000;
@@ -39,18 +42,80 @@ export interface Watched<T extends KubernetesObject> extends ObjectCache<T> {
 }
 
 /**
+ * The API server's metadata-only forms (`PartialObjectMetadataList` for a list, `PartialObjectMetadata` for each watch
+ * event): objects come back as `{apiVersion, kind, metadata}`, without `spec` or `status`.
+ * https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables (same mechanism, `as=`)
+ */
+export const ACCEPT_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+export const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+
+/** How one kind is watched. */
+export interface WatchOptions<T extends KubernetesObject> {
+  labelSelector?: string;
+  /**
+   * Watch `PartialObjectMetadata` only ({@link ACCEPT_METADATA}); `list` must then ask for
+   * {@link ACCEPT_METADATA_LIST} too (see {@link metadataOnly}).
+   */
+  metadataOnly?: boolean;
+  /**
+   * Drop, in place, what pds never reads of an object before the cache keeps it (listed or watched). Every informer
+   * also drops `metadata.managedFields`, which pds never reads and which is often the largest part of the metadata.
+   */
+  trim?: (obj: T) => void;
+}
+
+/** Request options that make a generated client-node API call ask for the metadata-only list form. */
+export const metadataOnly = {
+  middleware: [
+    {
+      pre: (context: RequestContext) => {
+        context.setHeaderParam('Accept', ACCEPT_METADATA_LIST);
+        return new Observable(Promise.resolve(context));
+      },
+      post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+    },
+  ],
+  middlewareMergeStrategy: 'append' as const,
+};
+
+/**
  * Start an informer on `path` (`/api/v1/namespaces`, `/apis/argoproj.io/v1alpha1/namespaces/argocd/applications`),
- * listing with `list` and `labelSelector`. It restarts by itself after errors, logging them at `warn`.
+ * listing with `list`. It restarts by itself after errors, logging them at `warn`.
  */
 export function watch<T extends KubernetesObject>(
   kc: KubeConfig,
   what: string,
   path: string,
   list: () => Promise<KubernetesListObject<T>>,
-  labelSelector: string | undefined,
+  options: WatchOptions<T>,
   log: Logger,
 ): Watched<T> {
-  const informer: Informer<T> & ObjectCache<T> = makeInformer(kc, path, list, labelSelector);
+  const trim = (obj: T) => {
+    if (obj?.metadata) delete obj.metadata.managedFields;
+    options.trim?.(obj);
+  };
+  // client-node's Watch takes its headers from the config's fetch options: ask there for the metadata-only form.
+  const config = options.metadataOnly
+    ? ({
+        getCurrentCluster: () => kc.getCurrentCluster(),
+        applyToFetchOptions: (opts: { headers?: Record<string, string> }) =>
+          kc.applyToFetchOptions({ ...opts, headers: { ...opts.headers, Accept: ACCEPT_METADATA } }),
+      } as unknown as KubeConfig)
+    : kc;
+  const upstream = new Watch(config);
+  const trimming = {
+    watch: (p: string, query: Record<string, string | number | boolean | undefined>, callback: (phase: string, obj: T, raw: unknown) => void, done: (err: unknown) => void) =>
+      upstream.watch(p, query, (phase, obj: T, raw) => {
+        if (phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED') trim(obj);
+        callback(phase, obj, raw);
+      }, done),
+  } as unknown as Watch;
+  const listed = async () => {
+    const answer = await list();
+    for (const item of answer.items ?? []) trim(item);
+    return answer;
+  };
+  const informer = new ListWatch<T>(path, trimming, listed, false, options.labelSelector);
   let stopped = false;
   let isSynced = false;
   let lastError: unknown;
@@ -116,7 +181,8 @@ export class ClusterCache {
   readonly roleBindings: Watched<V1RoleBinding>;
   readonly applications: Watched<Application>;
   readonly deployments: Watched<V1Deployment>;
-  readonly workflows: Watched<Workflow>;
+  /** Metadata only (`PartialObjectMetadata`): no `spec`, no `status`. */
+  readonly workflows: Watched<WorkflowMetadata>;
 
   constructor(kc: KubeConfig, ns: ClusterNamespaces, log: Logger) {
     const core = kc.makeApiClient(CoreV1Api);
@@ -124,16 +190,16 @@ export class ClusterCache {
     const apps = kc.makeApiClient(AppsV1Api);
     const custom = kc.makeApiClient(CustomObjectsApi);
     const managed = `${LABEL.managedBy}=pds`;
-    this.namespaces = watch(kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace({ labelSelector: managed }), managed, log);
+    this.namespaces = watch(kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace({ labelSelector: managed }), { labelSelector: managed }, log);
     // Quotas and bindings are few per tenant; their kinds are not labelled by every tool that might make them, so all
     // are watched and filtered by namespace when read.
-    this.quotas = watch(kc, 'resourcequotas', '/api/v1/resourcequotas', () => core.listResourceQuotaForAllNamespaces(), undefined, log);
+    this.quotas = watch(kc, 'resourcequotas', '/api/v1/resourcequotas', () => core.listResourceQuotaForAllNamespaces(), {}, log);
     this.roleBindings = watch(
       kc,
       'rolebindings',
       '/apis/rbac.authorization.k8s.io/v1/rolebindings',
       () => rbac.listRoleBindingForAllNamespaces({ labelSelector: LABEL.role }),
-      LABEL.role,
+      { labelSelector: LABEL.role },
       log,
     );
     this.deployments = watch(
@@ -141,7 +207,7 @@ export class ClusterCache {
       'deployments',
       '/apis/apps/v1/deployments',
       () => apps.listDeploymentForAllNamespaces({ labelSelector: managed }),
-      managed,
+      { labelSelector: managed, trim: trimDeployment },
       log,
     );
     const argo = (namespace: string, plural: string) => ({ group: ARGO_GROUP, version: ARGO_VERSION, namespace, plural });
@@ -149,16 +215,18 @@ export class ClusterCache {
       kc,
       'applications',
       `/apis/${ARGO_GROUP}/${ARGO_VERSION}/namespaces/${ns.argocd}/applications`,
-      () => custom.listNamespacedCustomObject({ ...argo(ns.argocd, 'applications'), labelSelector: managed }),
-      managed,
+      paged((page) => custom.listNamespacedCustomObject({ ...argo(ns.argocd, 'applications'), labelSelector: managed, ...page })),
+      { labelSelector: managed, trim: trimApplication },
       log,
     );
-    this.workflows = watch<Workflow>(
+    // Metadata only: Argo's labels carry the phase, and a Workflow's status (about 20 KB with its nodes) is fetched
+    // when pds needs it (engine.ts), so the cache costs the same whatever Argo keeps in its Workflows.
+    this.workflows = watch<WorkflowMetadata>(
       kc,
       'workflows',
       `/apis/${ARGO_GROUP}/${ARGO_VERSION}/namespaces/${ns.workflows}/workflows`,
-      () => custom.listNamespacedCustomObject({ ...argo(ns.workflows, 'workflows'), labelSelector: managed }),
-      managed,
+      paged((page) => custom.listNamespacedCustomObject({ ...argo(ns.workflows, 'workflows'), labelSelector: managed, ...page }, metadataOnly)),
+      { labelSelector: managed, metadataOnly: true },
       log,
     );
   }
@@ -195,6 +263,57 @@ export class ClusterCache {
   async stop(): Promise<void> {
     await Promise.all(this.all.map((w) => w.stop()));
   }
+}
+
+/** Objects per page of a first list (client-go's informers list 500 at a time too). */
+export const LIST_PAGE_SIZE = 500;
+
+/**
+ * A list read page by page (`limit`, `continue`), so each request stays small and within `PDS_KUBE_TIMEOUT_S` however
+ * many objects the cluster keeps; the pages are one snapshot, whose resourceVersion the last page carries.
+ */
+export function paged<T extends KubernetesObject>(
+  list: (page: { limit: number; _continue?: string }) => Promise<KubernetesListObject<T>>,
+): () => Promise<KubernetesListObject<T>> {
+  return async () => {
+    const items: T[] = [];
+    let _continue: string | undefined;
+    for (;;) {
+      const page = await list({ limit: LIST_PAGE_SIZE, ...(_continue ? { _continue } : {}) });
+      items.push(...(page.items ?? [])); // the API server answers an empty metadata-only list with `items: null`
+      // Typed lists name it `_continue`; custom-object lists come back as plain JSON, `continue`.
+      const meta = page.metadata as { _continue?: string; continue?: string } | undefined;
+      _continue = meta?._continue || meta?.continue || undefined;
+      if (!_continue) return { ...page, items };
+    }
+  };
+}
+
+/** An Application as pds reads it (`backend.ts`, `previews.ts`): its metadata and the status fields of {@link Application}. */
+function trimApplication(app: Application): void {
+  const s = app.status;
+  delete (app as { spec?: unknown }).spec;
+  if (!s) return;
+  app.status = {
+    ...(s.sync ? { sync: { status: s.sync.status } } : {}),
+    ...(s.health ? { health: { status: s.health.status, message: s.health.message } } : {}),
+    ...(s.conditions ? { conditions: s.conditions.map((c) => ({ type: c.type, message: c.message })) } : {}),
+    ...(s.operationState ? { operationState: { phase: s.operationState.phase, message: s.operationState.message } } : {}),
+  };
+}
+
+/**
+ * A Deployment as pds reads it: metadata, the container images (`backend.ts`), and the replicas (`index.ts`: 0 when an
+ * Argo Rollouts Rollout runs its pods through `workloadRef`).
+ */
+function trimDeployment(deployment: V1Deployment): void {
+  const containers = deployment.spec?.template?.spec?.containers ?? [];
+  deployment.spec = {
+    ...(deployment.spec?.replicas !== undefined ? { replicas: deployment.spec.replicas } : {}),
+    selector: {},
+    template: { spec: { containers: containers.map((c) => ({ name: c.name, image: c.image })) } },
+  };
+  delete deployment.status;
 }
 
 /** An API error in one line: `HTTP 403: <message>`, a request cut at its bound, or the error's message. */

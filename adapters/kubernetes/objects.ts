@@ -30,6 +30,8 @@ export const ANNOTATION = {
   host: 'pds.dev/host',
   port: 'pds.dev/port',
   imageTag: 'pds.dev/image-tag',
+  dockerfileRepo: 'pds.dev/dockerfile-repo',
+  dockerfilePath: 'pds.dev/dockerfile-path',
   healthCheckPath: 'pds.dev/health-check-path',
   expiresAt: 'pds.dev/expires-at',
   /** On a Rollout: the tag serving before the release in progress, the release's tag and its workflow (issue 22). */
@@ -81,3 +83,16 @@ export interface Workflow extends KubernetesObject {
     nodes?: Record<string, WorkflowNode>;
   };
 }
+
+/**
+ * Labels Argo's controller keeps on every Workflow (`workflow.argoproj.io/...` in Argo's `common` package):
+ * the phase, and `completed` = `"true"` once the Workflow finished.
+ * https://github.com/argoproj/argo-workflows/blob/main/workflow/common/common.go
+ */
+export const ARGO_LABEL = {
+  phase: 'workflows.argoproj.io/phase',
+  completed: 'workflows.argoproj.io/completed',
+} as const;
+
+/** A Workflow as the informer holds it: metadata only (`PartialObjectMetadata`), the phase in {@link ARGO_LABEL}. */
+export type WorkflowMetadata = KubernetesObject;

@@ -7,7 +7,8 @@
 import type { OperationId, OperationParams } from '../../core/operations/index.js';
 import { parameterStrings } from '../../core/operations/parameters.js';
 import { DEFAULT_CANARY_STEPS } from '../../core/rollouts.js';
-import { applicationName, imageRef, previewName, serviceHost } from '../../core/names.js';
+import { applicationName, previewName, serviceHost } from '../../core/names.js';
+import { DEFAULT_BUILD_FILE, pushSecretName, sourceImage } from '../../core/images.js';
 
 /** What one Workflow is submitted with. */
 export interface WorkflowArguments {
@@ -33,6 +34,11 @@ export interface ArgumentContext {
    * they hold Argo CD's automated sync (issue 20 item 3).
    */
   override?: boolean;
+  /**
+   * The source the service's Application records (`pds.dev/dockerfile-repo`, `pds.dev/dockerfile-path`), for the
+   * operations that run an image built before (rollback-service, preview-deploy): images are keyed by source.
+   */
+  service?: { repo?: string; dockerfilePath?: string };
 }
 
 /** `manual_sync` for the templates that declare it, only when the execution overrode a freeze window. */
@@ -49,6 +55,21 @@ export function envSecretName(workflowName: string): string {
   return `${workflowName}-env`;
 }
 
+/**
+ * The image a deploy or onboarding builds (`core/images.ts`: keyed by its source, built once) and the push credential
+ * of that source's path: `push_secret` names the Secret a platform team may make for it (deploy/README.md "Builds and
+ * credentials").
+ */
+function buildArguments(p: { dockerfile_repo: string; git_tag: string; dockerfile_path?: string }, ctx: ArgumentContext): Record<string, string> {
+  const source = { repo: p.dockerfile_repo, tag: p.git_tag, dockerfilePath: p.dockerfile_path ?? DEFAULT_BUILD_FILE };
+  return { image: sourceImage(ctx.registry, source), push_secret: pushSecretName(source) };
+}
+
+/** The image of a tag the service ran before, by the source its Application records. */
+function builtImage(tag: string, ctx: ArgumentContext): string {
+  return sourceImage(ctx.registry, { repo: ctx.service?.repo ?? '', tag, dockerfilePath: ctx.service?.dockerfilePath || DEFAULT_BUILD_FILE });
+}
+
 export const clusterOperations: ClusterOperationTable = {
   'deploy-service': (p, ctx) => {
     const base = {
@@ -61,15 +82,9 @@ export const clusterOperations: ClusterOperationTable = {
     };
     switch (p.action) {
       case 'onboard':
-        return {
-          parameters: {
-            ...base,
-            host: serviceHost(p.team_name, p.component_name, ctx.domain),
-            image: imageRef(ctx.registry, p.team_name, p.component_name, p.git_tag),
-          },
-        };
+        return { parameters: { ...base, host: serviceHost(p.team_name, p.component_name, ctx.domain), ...buildArguments(p, ctx) } };
       case 'deploy':
-        return { parameters: { ...base, image: imageRef(ctx.registry, p.team_name, p.component_name, p.git_tag) } };
+        return { parameters: { ...base, ...buildArguments(p, ctx) } };
       case 'update-config': {
         // write-rollout's HTTPRoute names the host; the environment steps run only with env_vars.
         const withHost = p.strategy ? { ...base, host: serviceHost(p.team_name, p.component_name, ctx.domain) } : base;
@@ -94,7 +109,7 @@ export const clusterOperations: ClusterOperationTable = {
       ...parameterStrings(p),
       tenant_uid: ctx.tenantUid,
       application: applicationName(p.team_name, p.component_name),
-      image: imageRef(ctx.registry, p.team_name, p.component_name, p.target_tag),
+      image: builtImage(p.target_tag, ctx),
       ...manualSync(ctx),
     },
   }),
@@ -108,7 +123,7 @@ export const clusterOperations: ClusterOperationTable = {
         preview_name: preview,
         preview_application: applicationName(p.team_name, preview),
         host: serviceHost(p.team_name, preview, ctx.domain),
-        image: imageRef(ctx.registry, p.team_name, p.component_name, p.image_tag),
+        image: builtImage(p.image_tag, ctx),
       },
     };
   },

@@ -21,7 +21,7 @@ export interface Rollout extends KubernetesObject {
   spec?: {
     strategy?: {
       canary?: { steps?: Array<{ setWeight?: number; pause?: { duration?: string } }> };
-      blueGreen?: { activeService?: string; previewService?: string };
+      blueGreen?: { activeService?: string; previewService?: string; autoPromotionSeconds?: number };
     };
     template?: { spec?: { containers?: Array<{ name?: string; image?: string }> } };
   };
@@ -66,7 +66,8 @@ export function rolloutView(rollout: Rollout, workflowName = ''): RolloutView | 
   const view: RolloutView = {
     strategy: strategy.canary ? 'canary' : 'blue-green',
     phase,
-    step: strategy.canary ? Math.min(steps, Math.ceil((index + 1) / 2)) : 1,
+    // The canary step is the number of setWeight steps reached: write-rollout follows each with a pause and an analysis.
+    step: strategy.canary ? Math.max(1, (strategy.canary.steps ?? []).slice(0, index + 1).filter((s) => s.setWeight !== undefined).length) : 1,
     steps,
     canaryWeight: weight,
     stableTag,
@@ -75,6 +76,9 @@ export function rolloutView(rollout: Rollout, workflowName = ''): RolloutView | 
     workflowName: rollout.metadata?.annotations?.[ANNOTATION.workflow] ?? workflowName,
   };
   if (paused && pause) view.pausedUntil = new Date(Date.parse(paused) + seconds(pause) * 1000).toISOString();
+  // A blue-green preview waits until promoted by hand or autoPromotionSeconds after its pause began.
+  const autoPromotion = strategy.blueGreen?.autoPromotionSeconds;
+  if (paused && autoPromotion && status.phase === 'Paused') view.pausedUntil = new Date(Date.parse(paused) + autoPromotion * 1000).toISOString();
   return view;
 }
 

@@ -24,13 +24,16 @@ import { isPlatformError, NotFound, Unavailable, Upstream } from '../../core/err
 import { waitingMessage, workflowApproval, type Approval } from '../../core/governance/approvals.js';
 import type { Logger } from '../../core/logger.js';
 import { applicationName, workflowTemplateName } from '../../core/names.js';
-import type { OperationId } from '../../core/operations/index.js';
+import type { OperationId, OperationParams } from '../../core/operations/index.js';
+import type { PinnedImage } from '../../core/operations/service-operations.js';
+import { DEFAULT_BUILD_FILE, sourceImage } from '../../core/images.js';
 import type { AwaitingOutcome, WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
 import { LeaseLost, leaseOwnerId, type LogRecord, type RecordStore, type Records, type StepProgress } from '../sql/index.js';
 import { isDatabaseError } from '../sql/errors.js';
 import { loadTenantDraft, saveTenantDraft, type TenantDraft } from '../sql/tenant-records.js';
 import { planOperation } from './operations.js';
 import type { OperationEnv, Plan, StepContext } from './plan.js';
+import { sandboxRegistry } from './steps.js';
 import { serviceKey, type SandboxState, type WorkflowRecord } from './state.js';
 import type { RolloutSettings } from '../../core/rollouts.js';
 
@@ -121,6 +124,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     const { store, env, now, stepMs } = this.options;
     const team = submission.recorded.team_name ?? '';
     const { draft } = await loadTenantDraft(store, team);
+    submission = await this.pinBuiltImage(submission, asState(draft));
     const plan = planOperation(submission, { state: asState(draft), env });
     const at = now();
     const { approval } = submission;
@@ -195,6 +199,21 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     const approval = await this.options.store.approvals.ofWorkflow(record.name);
     if (approval) run.approval = workflowApproval(approval);
     return run;
+  }
+
+  /**
+   * A deploy or onboarding whose image (`<repository>:<tag>` of its source) the sandbox's registry already holds is
+   * pinned to that digest in its stored arguments, so its plan skips the build (issue 20 item 4: one source, built
+   * once) and stays the same plan when it is resumed. A submission pinned at the door (promotion) keeps its digest.
+   */
+  private async pinBuiltImage(submission: WorkflowSubmission, state: SandboxState): Promise<WorkflowSubmission> {
+    const p = submission.parameters as OperationParams<'deploy-service'> & PinnedImage;
+    if (submission.operation !== 'deploy-service' || p.action === 'update-config' || p.image_digest) return submission;
+    const known = state.services[serviceKey(p.team_name, p.component_name)];
+    const dockerfilePath = p.dockerfile_path ?? (p.action === 'deploy' ? known?.dockerfilePath : undefined) ?? DEFAULT_BUILD_FILE;
+    const image = sourceImage(sandboxRegistry(this.options.env), { repo: p.dockerfile_repo, tag: p.git_tag, dockerfilePath });
+    const digest = await this.options.store.images.built(image);
+    return digest ? { ...submission, parameters: { ...p, image_digest: digest } as unknown as OperationParams } : submission;
   }
 
   /** The workflow, or `undefined` when no workflow of that name was submitted. */
@@ -429,8 +448,10 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     this.plans.set(record.name, plan);
     const first = record.steps[index]?.startedAt === undefined;
     const lines: LogRecord[] = first ? [this.line(plan, record, index, at, `step ${index + 1}/${record.steps.length}: ${record.steps[index]?.name ?? '?'}`)] : [];
-    const ctx = this.context(state, record, plan, index, at, lines, measured);
+    const pushed: Array<{ image: string; digest: string }> = [];
+    const ctx = this.context(state, record, plan, index, at, lines, measured, pushed);
     const outcome = plan.steps[index]!.run(ctx) ?? {};
+    for (const p of pushed) await tx.images.push(p.image, p.digest, record.name, at);
     const steps: StepProgress[] = record.steps.map((s) => ({ ...s }));
     const startedAt = record.steps[index]?.startedAt ?? at.toISOString();
     const clearCommand = outcome.consumed === true;
@@ -527,8 +548,18 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     }
   }
 
-  private context(state: SandboxState, run: WorkflowRecord, plan: Plan, index: number, at: Date, sink: LogRecord[], measured: unknown): StepContext {
+  private context(
+    state: SandboxState,
+    run: WorkflowRecord,
+    plan: Plan,
+    index: number,
+    at: Date,
+    sink: LogRecord[],
+    measured: unknown,
+    images: Array<{ image: string; digest: string }>,
+  ): StepContext {
     return {
+      pushed: (image, digest) => images.push({ image, digest }),
       state,
       run,
       now: at,

@@ -11,6 +11,7 @@
  * | `previews.ts` | preview expiry |
  * | `backend.ts` | tenants, services, status, logs, resources |
  * | `code-host.ts` | repositories and installations |
+ * | `observer.ts` | what each service runs Synced and Healthy, for verified promotion |
  *
  * The audit trail, single-use claims and OAuth records are the record store's own (`SqlAuditStore`, `SqlOnceStore`,
  * `SqlOAuthStore`). Files in `dataDir`: `pds-records.json` (which records the directory belongs with: item 13); SQLite:
@@ -27,6 +28,9 @@ import { SandboxWorkflowEngine } from './engine.js';
 import { sandboxOperations } from './operations.js';
 import type { RolloutEnv } from './plan.js';
 import { PreviewReaper } from './previews.js';
+import { SandboxObserver } from './observer.js';
+import { sandboxRegistry } from './steps.js';
+import { DEFAULT_BUILD_FILE, sourceImage } from '../../core/images.js';
 import { sandboxRollouts } from './rollouts.js';
 import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
@@ -91,6 +95,7 @@ const SWEEP_MS = 10 * 60_000;
 export async function createSandboxPlatform(options: SandboxOptions): Promise<Platform> {
   assertImplementsEveryOperation('sandbox', sandboxOperations);
   const now = options.now ?? (() => new Date());
+  const env = { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS, rollout: rolloutEnv(options) };
   const log = (options.log ?? silentLogger).child({ component: 'sandbox' });
   await checkDataDirectory({ dataDir: options.dataDir, engine: options.databaseUrl ? 'postgres' : 'sqlite' });
   const store = await openRecordStore({
@@ -104,6 +109,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
   let engine: SandboxWorkflowEngine;
   let reaper: PreviewReaper;
   let expiry: ApprovalExpiry;
+  let observer: SandboxObserver;
   try {
     const imported = await importStateFile(store, { dataDir: options.dataDir, now, log });
     if (imported) log.info({ imported }, 'sandbox: imported state.json into the record store');
@@ -117,10 +123,11 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       stepMs: options.stepMs,
       leaseMs: options.leaseMs,
       now,
-      env: { domain: options.domain, hourMs: options.hourMs ?? HOUR_MS, rollout: rolloutEnv(options) },
+      env,
       afterCommit: () => void reaper.rearm(),
       log,
     });
+    observer = new SandboxObserver({ engine, store, env, now, log });
     await engine.start();
     // The real clock, as the execute pipeline's expiry times are (`now` may be a test's clock for timestamps).
     expiry = new ApprovalExpiry({ approvals: store.approvals, engine, log });
@@ -146,6 +153,12 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
     oauth: store.oauth,
     governance: store.governance,
     approvals: store.approvals,
+    images: store.images,
+    async sourceImage(team, app, source) {
+      const dockerfilePath = source.dockerfilePath ?? (await store.services.get(team, app))?.dockerfilePath ?? DEFAULT_BUILD_FILE;
+      return sourceImage(sandboxRegistry(env), { ...source, dockerfilePath });
+    },
+    now,
     rollouts: sandboxRollouts({ store, now }),
     webhooks: webhooks.service,
     shutdown: shutdown.signal,
@@ -160,6 +173,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
         await expiry.close();
         await webhooks.close();
         await engine.close();
+        await observer.close();
         await reaper.close();
         await store.close();
       })();

@@ -53,6 +53,8 @@ export interface StepContext {
   log(line: string): void;
   /** A deployment event (labels `source: deployment`, `pod`) in the log of `team/app`. */
   event(team: string, app: string, pod: string, line: string): void;
+  /** An image pushed to the sandbox's registry (`<repository>:<tag>`, its digest), recorded with the step. */
+  pushed(image: string, digest: string): void;
   /** A promote or abort by hand left for this workflow and not yet acted on. */
   readonly command?: RolloutCommand;
   /** What the step's `measure` found before the step's transaction; `undefined` when it has not run yet. */

@@ -5,13 +5,15 @@
 import { Conflict, NotFound } from '../../core/errors.js';
 import { applicationName, serviceHost } from '../../core/names.js';
 import type { OperationParams } from '../../core/operations/index.js';
-import type { DeployServiceParams } from '../../core/operations/service-operations.js';
+import type { DeployServiceParams, PinnedImage } from '../../core/operations/service-operations.js';
+import { DEFAULT_BUILD_FILE, sourceImage } from '../../core/images.js';
 import type { OperationEnv, Plan, PlanContext } from './plan.js';
 import { isProgressive, progressiveSteps, settingsOf } from './rollout-steps.js';
 import { serviceKey, type SandboxState, type ServiceRecord } from './state.js';
 import {
   buildSteps,
-  imageRef,
+  runningImage,
+  sandboxRegistry,
   liveService,
   liveTenant,
   notPreview,
@@ -31,7 +33,7 @@ export function onboard(p: Action<'onboard'>, env: OperationEnv): Plan {
   const dockerfilePath = p.dockerfile_path ?? 'Dockerfile';
   const template = p.service_template ?? 'default';
   const healthPath = p.health_check_path ?? '/healthz';
-  const image = imageRef(env, team, app, tag);
+  const image = sourceImage(sandboxRegistry(env), { repo, tag, dockerfilePath });
   return {
     team,
     app,
@@ -71,7 +73,7 @@ export function onboard(p: Action<'onboard'>, env: OperationEnv): Plan {
           ctx.log(`service ${team}/${app} registered: host ${service.host}, port ${port}, template ${template}, strategy ${p.strategy ?? 'rolling'}`);
         },
       },
-      ...buildSteps(team, app, repo, tag, dockerfilePath, image),
+      ...buildSteps(team, app, { repo, tag, dockerfilePath }, image, (p as PinnedImage).image_digest),
       {
         name: `render manifests (template ${template}, port ${port}, probes GET ${healthPath})`,
         run(ctx) {
@@ -93,7 +95,8 @@ export function onboard(p: Action<'onboard'>, env: OperationEnv): Plan {
 export function deploy(p: Action<'deploy'>, { state, env, pinned }: Pick<PlanContext, 'state' | 'env' | 'pinned'>): Plan {
   const { team_name: team, component_name: app, git_tag: tag, dockerfile_repo: repo } = p;
   const known = state.services[serviceKey(team, app)];
-  const image = imageRef(env, team, app, tag);
+  const dockerfilePath = p.dockerfile_path ?? known?.dockerfilePath ?? DEFAULT_BUILD_FILE;
+  const image = sourceImage(sandboxRegistry(env), { repo, tag, dockerfilePath });
   const settings = pinned ?? (isProgressive(settingsOf(known), known) ? settingsOf(known) : { strategy: 'rolling' as const });
   const healthPath = known?.healthCheckPath ?? '/healthz';
   const progressive = settings.strategy === 'rolling' ? undefined : progressiveSteps(env, { team, app, tag, healthPath }, settings);
@@ -109,12 +112,14 @@ export function deploy(p: Action<'deploy'>, { state, env, pinned }: Pick<PlanCon
           const service = ctx.state.services[serviceKey(team, app)];
           if (!service) throw new NotFound(`service ${team}/${app} is not onboarded; run deploy-service with action=onboard first`);
           notPreview(service, 'deploy-service');
+          // The service now runs what this source builds: later reads of its image (rollout, observations) name it.
           service.dockerfileRepo = repo;
+          service.dockerfilePath = dockerfilePath;
           startRollout(service, ctx.run, `deploying ${tag}`);
           ctx.log(`deploying ${tag} to ${team}/${app} (currently ${service.imageTag || 'nothing deployed'})`);
         },
       },
-      ...buildSteps(team, app, repo, tag, p.dockerfile_path ?? known?.dockerfilePath ?? 'Dockerfile', image),
+      ...buildSteps(team, app, { repo, tag, dockerfilePath }, image, (p as PinnedImage).image_digest),
       ...rolloutSteps(env, team, app, () => tag, healthPath, (_ctx, service) => recordDeployed(service, tag), progressive),
     ],
     done: () => `deployed ${team}/${app} ${tag}${progressive ? ` (${settings.strategy})` : ''}`,
@@ -217,7 +222,7 @@ export function rollback(p: OperationParams<'rollback-service'>, state: Readonly
           const service = liveService(ctx.state, team, app);
           notPreview(service, 'rollback-service');
           startRollout(service, ctx.run, `rolling back to ${tag}`);
-          ctx.log(`rolling back ${team}/${app} from ${service.imageTag || 'nothing'} to ${tag}; image ${imageRef(env, team, app, tag)} is in the registry`);
+          ctx.log(`rolling back ${team}/${app} from ${service.imageTag || 'nothing'} to ${tag}; image ${runningImage(env, service, tag).reference} is in the registry`);
         },
       },
       ...rolloutSteps(env, team, app, () => tag, known?.healthCheckPath ?? '/healthz', (_ctx, service) =>

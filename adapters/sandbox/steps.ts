@@ -4,12 +4,38 @@
  */
 import { createHash } from 'node:crypto';
 import { NotFound, Conflict } from '../../core/errors.js';
-import { applicationName, imageRef as registryImage } from '../../core/names.js';
+import { applicationName } from '../../core/names.js';
+import { pinnedImage, simulatedDigest, sourceImage } from '../../core/images.js';
+import type { RunningImage } from '../../core/ports.js';
 import type { OperationEnv, Step, StepContext } from './plan.js';
 import { own, serviceKey, type SandboxState, type ServiceRecord, type TenantRecord, type WorkflowRecord } from './state.js';
 
-/** `clone <repo>@<tag>`, `build image <image>` (from `dockerfilePath`), `push image <image>`; each needs the service to exist. */
-export function buildSteps(team: string, app: string, repo: string, tag: string, dockerfilePath: string, image: string): Step[] {
+/**
+ * The build of `image` (`<repository>:<tag>` of its source, `core/images.ts`): `clone <repo>@<tag>`, `build image
+ * <image>` (from `dockerfilePath`), `push image <image>` — each needs the service to exist; the push records the image
+ * in the sandbox's registry. When the image was already built (`pinned`: its digest, found at submission), one step
+ * says so instead and nothing is built again (issue 20 item 4: a source is built once).
+ */
+export function buildSteps(
+  team: string,
+  app: string,
+  source: { repo: string; tag: string; dockerfilePath: string },
+  image: string,
+  pinned: string | undefined,
+): Step[] {
+  const { repo, tag, dockerfilePath } = source;
+  if (pinned) {
+    return [
+      {
+        name: `image ${image} exists, build skipped`,
+        run(ctx) {
+          liveService(ctx.state, team, app);
+          ctx.log(`image ${pinnedImage(image, pinned)} is in the registry; deploying it by digest, build skipped`);
+        },
+      },
+    ];
+  }
+  const digest = simulatedDigest(image);
   return [
     {
       name: `clone ${repo}@${tag}`,
@@ -23,14 +49,15 @@ export function buildSteps(team: string, app: string, repo: string, tag: string,
       run(ctx) {
         liveService(ctx.state, team, app);
         ctx.log(`building from ${dockerfilePath}`);
-        ctx.log(`built ${image} (sha256:${sha('image', image).slice(0, 12)})`);
+        ctx.log(`built ${image} (${digest.slice(0, 19)})`);
       },
     },
     {
       name: `push image ${image}`,
       run(ctx) {
         liveService(ctx.state, team, app);
-        ctx.log(`pushed ${image} digest sha256:${sha('image', image)}`);
+        ctx.pushed(image, digest);
+        ctx.log(`pushed ${image} digest ${digest}`);
       },
     },
   ];
@@ -57,7 +84,7 @@ export function rolloutSteps(
       const service = liveService(ctx.state, team, app);
       const tag = tagOf(ctx);
       const pod = podName(team, app, ctx.run.name);
-      ctx.event(team, app, pod, `pulled image ${imageRef(env, team, app, tag)}`);
+      ctx.event(team, app, pod, `pulled image ${runningImage(env, service, tag).reference}`);
       ctx.event(team, app, pod, `container started on port ${service.port}`);
       ctx.log(`deployment ${application}: 1/1 replicas updated`);
     },
@@ -68,7 +95,7 @@ export function rolloutSteps(
       run(ctx) {
         liveService(ctx.state, team, app);
         const tag = tagOf(ctx);
-        ctx.log(`set image ${imageRef(env, team, app, tag)} in apps/${team}/${app}/values.yaml`);
+        ctx.log(`set image ${runningImage(env, liveService(ctx.state, team, app), tag).reference} in apps/${team}/${app}/values.yaml`);
         ctx.log(`commit ${sha(ctx.run.name, 'gitops').slice(0, 7)} "${ctx.run.operation} ${team}/${app} ${tag}"`);
       },
     },
@@ -159,9 +186,20 @@ export function previewsOf(state: SandboxState, team: string, base: string): Ser
   return servicesOf(state, team).filter((s) => s.preview?.base === base);
 }
 
-/** The sandbox's image of a service: `registry.<domain>/<team>/<app>:<tag>` (its registry is `registry.<domain>`). */
-export function imageRef(env: OperationEnv, team: string, app: string, tag: string): string {
-  return registryImage(`registry.${env.domain}`, team, app, tag);
+/** The sandbox's registry, `registry.<domain>`. */
+export function sandboxRegistry(env: OperationEnv): string {
+  return `registry.${env.domain}`;
+}
+
+/**
+ * The image a service runs at `tag`, keyed by its source (its repository and build file, `core/images.ts`), with the
+ * digest the sandbox's registry gives it: `registry.<domain>/src/<owner>/<repo>:<tag>`, and as the GitOps manifest
+ * names it, `…@sha256:…`.
+ */
+export function runningImage(env: OperationEnv, service: Pick<ServiceRecord, 'dockerfileRepo' | 'dockerfilePath'>, tag: string): RunningImage & { reference: string } {
+  const image = sourceImage(sandboxRegistry(env), { repo: service.dockerfileRepo, tag, dockerfilePath: service.dockerfilePath });
+  const digest = simulatedDigest(image);
+  return { image, digest, repo: service.dockerfileRepo, dockerfilePath: service.dockerfilePath, reference: pinnedImage(image, digest) };
 }
 
 /** Hex SHA-256 of the parts: stable stand-ins for commit ids and image digests. */

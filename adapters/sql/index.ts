@@ -8,7 +8,7 @@
  * |---|---|
  * | `database.ts` | opening either engine (WAL, `synchronous=FULL`; the `pg` pool), migrations at open |
  * | `schema.ts`, `migrations.ts` | the tables and indexes, the same on both engines |
- * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts`, `governance.ts`, `webhooks.ts`, `outbox.ts`, `approvals.ts` | one store per record |
+ * | `tenants.ts`, `services.ts`, `workflows.ts`, `audit.ts`, `repositories.ts`, `once.ts`, `oauth.ts`, `logs.ts`, `meta.ts`, `governance.ts`, `webhooks.ts`, `outbox.ts`, `approvals.ts`, `images.ts` | one store per record |
  * | `tenant-records.ts` | one tenant's records as a draft a workflow step changes, and the write-back of its changes |
  * | `state-import.ts`, `log-import.ts` | the one-time import of an old `state.json` and `logs.jsonl` |
  * | `data-directory.ts` | the start-up refusal when the data directory lost its store |
@@ -27,6 +27,7 @@ import { openDatabase, type Engine, type OpenDatabase } from './database.js';
 import { asStoreError, translated } from './errors.js';
 import type { Executor } from './executor.js';
 import { SqlGovernanceStore } from './governance.js';
+import { ImageStore } from './images.js';
 import { MetaStore } from './meta.js';
 import { LogStore } from './logs.js';
 import { SqlOAuthStore } from './oauth.js';
@@ -59,6 +60,7 @@ export interface Records {
   readonly meta: MetaStore;
   readonly governance: SqlGovernanceStore;
   readonly approvals: SqlApprovalStore;
+  readonly images: ImageStore;
   readonly webhooks: WebhookStore;
   readonly outbox: OutboxStore;
 }
@@ -96,6 +98,7 @@ export class RecordStore implements Records {
   readonly meta: MetaStore;
   readonly governance: SqlGovernanceStore;
   readonly approvals: SqlApprovalStore;
+  readonly images: ImageStore;
   readonly webhooks: WebhookStore;
   readonly outbox: OutboxStore;
   private closed = false;
@@ -117,6 +120,7 @@ export class RecordStore implements Records {
     this.meta = bound.meta;
     this.governance = bound.governance;
     this.approvals = bound.approvals;
+    this.images = bound.images;
     this.webhooks = bound.webhooks;
     this.outbox = bound.outbox;
   }
@@ -204,6 +208,7 @@ export class RecordStore implements Records {
       meta: translated(new MetaStore(db)),
       governance: translated(new SqlGovernanceStore(db)),
       approvals: translated(new SqlApprovalStore(db, this.database.engine)),
+      images: translated(new ImageStore(db)),
       webhooks: translated(new WebhookStore(db)),
       outbox: translated(new OutboxStore(db, this.database.engine)),
     };

@@ -320,6 +320,46 @@ function approvals(engine: Engine): Migration {
 }
 
 /**
+ * Verified promotion (issue 20 item 4): the sandbox's registry of built images (a source is built once), and the
+ * intervals during which each service ran one image Synced and Healthy, at most one open per service.
+ */
+function images(engine: Engine): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('images')
+        .addColumn('image', 'text', (c) => c.primaryKey())
+        .addColumn('digest', 'text', (c) => c.notNull())
+        .addColumn('built_at', 'text', (c) => c.notNull())
+        .addColumn('workflow', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('image_observations')
+        .$call(withSeq(engine))
+        .addColumn('tenant_uid', 'text', (c) => c.notNull())
+        .addColumn('team', 'text', (c) => c.notNull())
+        .addColumn('app', 'text', (c) => c.notNull())
+        .addColumn('image', 'text', (c) => c.notNull())
+        .addColumn('digest', 'text', (c) => c.notNull())
+        .addColumn('repo', 'text')
+        .addColumn('dockerfile_path', 'text')
+        .addColumn('since', 'text', (c) => c.notNull())
+        .addColumn('until', 'text')
+        .execute();
+      await db.schema.createIndex('image_observations_by_image').on('image_observations').columns(['tenant_uid', 'app', 'image']).execute();
+      // Replicas observing the same change race to open its interval: one wins, the other sees it open.
+      await db.schema
+        .createIndex('image_observations_open')
+        .on('image_observations')
+        .columns(['tenant_uid', 'app'])
+        .unique()
+        .where(sql.ref('until'), 'is', null)
+        .execute();
+    },
+  };
+}
+
+/**
  * Webhooks (issue 20 item 5): each tenant's hooks (secrets sealed), and the delivery outbox — one row per event and
  * hook (unique, so an event written twice is delivered once), claimed with a lease by one process at a time.
  */
@@ -411,6 +451,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0005-governance': governance(engine),
     '0006-approvals': approvals(engine),
     '0007-webhooks': webhooks(engine),
+    '0008-images': images(engine),
     '0009-repository-ids': repositoryIds,
     '0010-rollouts': rollouts,
   };

@@ -63,8 +63,11 @@ export interface RolloutCommand {
   at: string;
 }
 
-/** Progress of one step of a workflow. */
-export type StepStatus = 'pending' | 'succeeded' | 'failed';
+/**
+ * Progress of one step of a workflow. The sandbox records `pending`, `succeeded` and `failed`; the cluster engine
+ * records the steps of a settled Argo Workflow as Argo reported them, `running` and `skipped` included.
+ */
+export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
 /** One step of a workflow as recorded. */
 export interface StepProgress {
@@ -74,7 +77,7 @@ export interface StepProgress {
   startedAt?: string;
   /** ISO 8601 UTC, once the step ran. */
   finishedAt?: string;
-  /** What the step found, e.g. a canary step's analysis result. */
+  /** What the step found or reported, e.g. a canary step's analysis result or Argo's node message. */
   message?: string;
 }
 

@@ -283,6 +283,39 @@ export interface ApprovalVotesTable {
   timestamp: string;
 }
 
+/** The sandbox's registry (issue 20 item 4): images built, by name (`<repository>:<tag>`); a source is built once. */
+export interface ImagesTable {
+  /** `<repository>:<tag>` (`core/images.ts`). */
+  image: string;
+  digest: string;
+  /** ISO 8601 UTC. */
+  built_at: string;
+  /** The workflow whose push made it. */
+  workflow: string;
+}
+
+/**
+ * One interval during which a service ran one image Synced and Healthy (issue 20 item 4); `until` null while it
+ * lasts. At most one open interval per service (a partial unique index).
+ */
+export interface ImageObservationsTable {
+  seq: Generated<number>;
+  tenant_uid: string;
+  /** The tenant's name when observed. */
+  team: string;
+  app: string;
+  /** `<repository>:<tag>` without digest. */
+  image: string;
+  digest: string;
+  /** `<owner>/<repo>` built from, when the observer knew it. */
+  repo: string | null;
+  dockerfile_path: string | null;
+  /** ISO 8601 UTC. */
+  since: string;
+  /** ISO 8601 UTC; null while open. */
+  until: string | null;
+}
+
 /** One webhook of a tenant (`core/governance/webhooks.ts`), in the order the tenant listed them. */
 export interface WebhooksTable {
   /** `wh_` and 16 hex digits. */
@@ -337,6 +370,8 @@ export interface WebhookDeliveriesTable {
 
 /** Every table, by name. */
 export interface Database {
+  images: ImagesTable;
+  image_observations: ImageObservationsTable;
   tenants: TenantsTable;
   tenant_members: TenantMembersTable;
   services: ServicesTable;

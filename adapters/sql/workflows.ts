@@ -407,6 +407,21 @@ export class WorkflowStore {
   }
 
   /**
+   * Keep the steps of a settled workflow as its engine last reported them (the cluster engine fetches a settled Argo
+   * Workflow's status once and answers from here afterwards). An unsettled workflow is left alone.
+   * @returns false when the workflow is unknown or not settled.
+   */
+  async keepSteps(name: string, steps: StepProgress[]): Promise<boolean> {
+    const updated = await this.db
+      .updateTable('workflows')
+      .set({ steps: JSON.stringify(steps) })
+      .where('name', '=', name)
+      .where('phase', '!=', 'submitted')
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) > 0;
+  }
+
+  /**
    * Give back every lease `owner` holds (graceful shutdown), so another process takes the workflows over at once
    * instead of after the lease expires. The workflows still count as begun for their queues.
    * @returns how many leases were released.

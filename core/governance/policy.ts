@@ -4,9 +4,8 @@
  * the policy tools (`tools/governance.ts`). The empty document `{}` means today's behaviour: nothing is frozen,
  * nothing waits for approval.
  *
- * What is enforced today: `freezeWindows` (refused at the door, `tools/operations/execute.ts`) and `approvals` (the
- * execution waits for them: `core/governance/approvals.ts`). `promotion` is accepted and stored, not yet enforced
- * (README "Governance").
+ * What is enforced today: `freezeWindows` and `promotion` (refused at the door, `tools/operations/execute.ts` and
+ * `tools/operations/promotion.ts`), and `approvals` (the execution waits for them: `core/governance/approvals.ts`).
  */
 import { parseMemberReference } from '../identity.js';
 import { CiPolicy } from './ci.js';
@@ -32,6 +31,20 @@ export function durationMs(text: string): number | undefined {
   if (!match || text === '') return undefined;
   const ms = UNIT_MS.reduce((sum, unit, i) => sum + Number(match[i + 1] ?? 0) * unit, 0);
   return ms > 0 ? ms : undefined;
+}
+
+/**
+ * A duration for messages, rounded down to what a person reads: seconds below a minute, else minutes, hours and days.
+ * @example formatDuration(750_000) // '12m' · formatDuration(5_400_000) // '1h30m' · formatDuration(40_000) // '40s'
+ */
+export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${Math.max(0, Math.floor(ms / 1000))}s`;
+  let minutes = Math.floor(ms / 60_000);
+  const days = Math.floor(minutes / 1440);
+  minutes -= days * 1440;
+  const hours = Math.floor(minutes / 60);
+  minutes -= hours * 60;
+  return `${days ? `${days}d` : ''}${hours ? `${hours}h` : ''}${minutes || (!days && !hours) ? `${minutes}m` : ''}`;
 }
 
 /** A duration field: `30m`, `24h`, `1h30m`, `2d`; more than zero, at most 30 days. */
@@ -138,13 +151,17 @@ export const FreezeWindow = z
   })
   .describe('A recurring window in which the listed operations are refused (a tenant admin may override with a reason)');
 
-/** Promotion rule: a deploy here must have run healthy in tenant `from` first (stored; not yet enforced). */
+/**
+ * Promotion rule: a deploy (or onboarding) here of an image is refused at the door unless pds observed that image
+ * (by digest) run Synced and Healthy in the service of the same name in tenant `from`, without a gap, for at least
+ * `minHealthy` (`tools/operations/promotion.ts`).
+ */
 export const PromotionPolicy = z
   .strictObject({
     from: TeamName.describe('The tenant a deploy must have run in first, e.g. "acme-staging"'),
     minHealthy: Duration.describe('How long it must have been Synced and Healthy there, e.g. "30m"'),
   })
-  .describe('Verified promotion (stored; not yet enforced)');
+  .describe('Verified promotion: a deploy here needs its image to have run Synced and Healthy in "from" for "minHealthy" first');
 
 /** The policy document of a tenant; `{}` is today's behaviour. */
 export const TenantPolicy = z

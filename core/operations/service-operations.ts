@@ -63,6 +63,18 @@ export type DeployServiceParams =
   // env_vars, strategy or both: a strategy change alone keeps the environment.
   | (ServiceTarget & RolloutParams & { action: 'update-config'; env_vars?: EnvVar[] });
 
+/**
+ * What a deploy or onboarding of `deploy-service` may carry beside its parameters (issue 20 item 4), never from the
+ * caller: the digest its image must have — set at the door when a promotion rule verified that digest, by
+ * `platform_promote_image` (the digest running in the source), or by the sandbox engine when the image was already
+ * built. A pinned deploy builds nothing: it deploys that digest, and fails if the registry does not hold it. Audited
+ * as `image_digest` (with `promoted_from`) beside the operation's parameters (`docs/api.md#beside-the-contract`).
+ */
+export interface PinnedImage {
+  /** `sha256:<64 hex>`. */
+  image_digest?: string;
+}
+
 /** The three actions of `deploy-service`. */
 export const DEPLOY_ACTIONS = ['deploy', 'update-config', 'onboard'] as const;
 export type DeployAction = (typeof DEPLOY_ACTIONS)[number];

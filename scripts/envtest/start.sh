@@ -3,6 +3,7 @@
 # token auth, service-account tokens) + kube-controller-manager (ResourceQuota status, namespace deletion, garbage
 # collection, service-account token Secrets). No kubelet, scheduler or Argo controllers: tests play those parts.
 #   usage: start.sh DIR        (binaries from scripts/envtest/build.sh; every port is a free one on 127.0.0.1)
+# PDS_ETCD_QUOTA_BYTES, when set, is etcd's --quota-backend-bytes (the bench seeds more than the 2 GiB default holds).
 # Writes DIR/kubeconfig (user "admin", group system:masters), DIR/ports, DIR/*.pid and DIR/*.log; stop with stop.sh DIR.
 set -euo pipefail
 DIR=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -27,7 +28,7 @@ cd "$DIR"; rm -rf etcd-data certs; mkdir -p certs
 [ -f sa.key ] || { openssl genrsa -out sa.key 2048 2>/dev/null; openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null; }
 echo "admin-token,admin,admin-uid,system:masters" > tokens.csv
 
-etcd --name envtest --data-dir "$DIR/etcd-data" --listen-client-urls "http://127.0.0.1:$ETCD" \
+etcd --name envtest --data-dir "$DIR/etcd-data" --listen-client-urls "http://127.0.0.1:$ETCD" ${PDS_ETCD_QUOTA_BYTES:+--quota-backend-bytes="$PDS_ETCD_QUOTA_BYTES"} \
   --advertise-client-urls "http://127.0.0.1:$ETCD" --listen-peer-urls "http://127.0.0.1:$PEER" \
   --initial-advertise-peer-urls "http://127.0.0.1:$PEER" --initial-cluster "envtest=http://127.0.0.1:$PEER" \
   > etcd.log 2>&1 &

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeAndWait, startTestServer, type TestServer } from '../helpers/server.js';
+import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
 
 const PDS = path.resolve('bin/pds-src.js');
 let pds: TestServer;
@@ -71,5 +71,26 @@ describe('pds policy', () => {
     const viewer = await run(['policy', 'set', 'acme', '-f', '-'], 'dave', '{}');
     expect(viewer.code).toBe(1);
     expect(viewer.stderr).toMatch(/access denied/);
+  });
+
+  it('deploys during a freeze window only with --override-reason from a tenant admin, and the override is in the feed', async () => {
+    await executeAndWait(pds, 'root', 'create-tenant', { team_name: 'frozen', admins: 'alice', members: 'bob' });
+    await registerRepository(pds, 'alice', 'frozen', 'frozen/web');
+    await executeAndWait(pds, 'alice', 'deploy-service', { action: 'onboard', team_name: 'frozen', component_name: 'web', dockerfile_repo: 'frozen/web', git_tag: '0.1.0', port: '8080' });
+    // Every minute starts a two-minute window: always active.
+    const always = '{"freezeWindows":[{"name":"always","schedule":"* * * * *","duration":"2m","operations":["*"],"reason":"release freeze"}]}';
+    expect((await run(['policy', 'set', 'frozen', '-f', '-'], 'alice', always)).code).toBe(0);
+
+    const refused = await run(['deploy', 'frozen/web', '--tag', '0.1.1'], 'bob');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/frozen in frozen by window "always" \(release freeze\)/);
+    const member = await run(['deploy', 'frozen/web', '--tag', '0.1.1', '--override-reason', 'incident 42'], 'bob');
+    expect(member.code).toBe(1);
+    expect(member.stderr).toMatch(/Only the tenant's admins and platform admins may override/);
+
+    const overridden = await run(['rollback', 'frozen/web', '--to', '0.1.0', '--override-reason', 'incident 42', '--wait'], 'alice');
+    expect(overridden.code, overridden.stderr).toBe(0);
+    const events = await pds.api('alice', 'GET', '/api/v1/tenants/frozen/events');
+    expect(events.body.items[0]).toMatchObject({ type: 'freeze.overridden', userId: 'alice', data: { operation: 'rollback-service', reason: 'incident 42' } });
   });
 });

@@ -132,7 +132,7 @@ describe.sequential('the kubernetes backend', () => {
     expect(Object.fromEntries((wf.spec?.arguments?.parameters ?? []).map((p) => [p.name, p.value]))).toMatchObject({
       application: 'orbit-web',
       host: 'orbit-web.apps.test',
-      image: `${REGISTRY}/orbit/web:0.1.0`,
+      image: `${REGISTRY}/src/orbit/web:0.1.0`, // keyed by the source (core/images.ts)
     });
     expect(wf.spec?.synchronization).toEqual({ mutex: { name: 'pds-orbit-web' } });
     const service = await until('the service', () => platform.backend.getService(TEAM, 'web'));
@@ -239,6 +239,24 @@ describe.sequential('the kubernetes backend', () => {
     expect(await platform.backend.getService(TEAM, 'web')).toMatchObject({ hasDatabase: true });
   });
 
+  it('tells its followers of a workflow another replica settled', async () => {
+    const told: WorkflowRun[] = [];
+    const off = platform.workflows.onChange((run) => told.push(run));
+    h.controller.hold('provision-database-');
+    let name: string;
+    try {
+      name = await submit(platform, 'provision-database', { team_name: TEAM, component_name: 'web' });
+      await until('the Workflow running', async () => (await readWorkflow(name)).status?.phase === 'Running');
+      // Another replica saw it finish first (as far as this one can tell: the record is settled already).
+      await platform.records.workflows.settle(name, { phase: 'succeeded', message: 'settled by another replica', finishedAt: new Date().toISOString() });
+    } finally {
+      h.controller.release('provision-database-');
+    }
+    const end = await until('the end told to this replica\'s followers', async () => told.find((r) => r.name === name && r.phase !== 'submitted'), 90);
+    off();
+    expect(end).toMatchObject({ phase: 'succeeded', message: 'settled by another replica' });
+  });
+
   it('warm reads make no API server call', async () => {
     await platform.backend.listTenants();
     const before = platform.kubeconfig.requests;
@@ -250,6 +268,29 @@ describe.sequential('the kubernetes backend', () => {
       await platform.backend.resources(TEAM);
     }
     expect(platform.kubeconfig.requests - before).toBe(0);
+  });
+
+  it('holds Workflows metadata-only and Applications as read; a settled workflow is answered from its record without an API call', async () => {
+    const held = platform.cache.workflows.list(WORKFLOWS);
+    expect(held.length).toBeGreaterThan(0);
+    for (const wf of held) {
+      expect(Object.keys(wf).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+      expect(wf.metadata?.managedFields).toBeUndefined();
+    }
+    for (const app of platform.cache.applications.list(ARGOCD)) {
+      expect(app).not.toHaveProperty('spec');
+      expect(app.metadata?.managedFields).toBeUndefined();
+    }
+    // A workflow that settled while this pds watched: Argo's labels said so, its steps were kept with the outcome.
+    const settled = held.find((wf) => wf.metadata?.labels?.['workflows.argoproj.io/completed'] === 'true' && wf.metadata.name?.startsWith('rollback-service-'))!;
+    const name = settled.metadata!.name!;
+    expect(settled.metadata?.labels?.['workflows.argoproj.io/phase']).toBe('Failed');
+    expect((await platform.records.workflows.get(name))?.steps.length).toBeGreaterThan(0);
+    const before = platform.kubeconfig.requests;
+    const run = await platform.workflows.get(name);
+    expect(platform.kubeconfig.requests - before).toBe(0);
+    expect(run).toMatchObject({ phase: 'failed', message: expect.stringMatching(/^step \S+ failed: /) });
+    expect(run!.steps.some((s) => s.status === 'failed')).toBe(true);
   });
 
   it('settles workflows that finished, or vanished, while pds was down (the ghost reconciler)', async () => {
@@ -282,10 +323,11 @@ describe.sequential('the kubernetes backend', () => {
   });
 
   it('expires previews: one replica holds the Lease and submits preview-delete', async () => {
-    const deployed = await runToEnd(platform, 'preview-deploy', { team_name: TEAM, component_name: 'web', image_tag: '0.2.0', ttl_hours: '1' });
+    // A preview runs an image built before (pin-image asks the registry): 0.1.0 was built at onboarding.
+    const deployed = await runToEnd(platform, 'preview-deploy', { team_name: TEAM, component_name: 'web', image_tag: '0.1.0', ttl_hours: '1' });
     expect(deployed, deployed.message).toMatchObject({ phase: 'succeeded' });
-    const preview = await until('the preview service', () => platform.backend.getService(TEAM, 'web-preview-0-2-0'));
-    expect(preview).toMatchObject({ componentType: 'preview', imageTag: '0.2.0' });
+    const preview = await until('the preview service', () => platform.backend.getService(TEAM, 'web-preview-0-1-0'));
+    expect(preview).toMatchObject({ componentType: 'preview', imageTag: '0.1.0' });
     const other = await h.platform();
     expect(await platform.reaper.hold()).toBe(true);
     expect(await other.reaper.hold()).toBe(false);
@@ -296,17 +338,17 @@ describe.sequential('the kubernetes backend', () => {
       ...argo,
       namespace: ARGOCD,
       plural: 'applications',
-      name: 'orbit-web-preview-0-2-0',
+      name: 'orbit-web-preview-0-1-0',
       body: [{ op: 'replace', path: '/metadata/annotations/pds.dev~1expires-at', value: new Date(Date.now() - 1000).toISOString() }],
     });
-    await until('the expiry in the cache', async () => (await platform.backend.getService(TEAM, 'web-preview-0-2-0')) && platform.cache.applications.get('orbit-web-preview-0-2-0', ARGOCD)?.metadata?.annotations?.['pds.dev/expires-at']?.startsWith(new Date().toISOString().slice(0, 10)));
+    await until('the expiry in the cache', async () => (await platform.backend.getService(TEAM, 'web-preview-0-1-0')) && platform.cache.applications.get('orbit-web-preview-0-1-0', ARGOCD)?.metadata?.annotations?.['pds.dev/expires-at']?.startsWith(new Date().toISOString().slice(0, 10)));
     await platform.reaper.tick();
     const submitted = (await platform.records.workflows.unfinished()).filter((w) => w.operation === 'preview-delete');
     expect(submitted).toHaveLength(1);
-    expect(submitted[0]).toMatchObject({ userId: 'system:pds-preview-reaper', parameters: { team_name: TEAM, component_name: 'web', image_tag: '0.2.0' } });
+    expect(submitted[0]).toMatchObject({ userId: 'system:pds-preview-reaper', parameters: { team_name: TEAM, component_name: 'web', image_tag: '0.1.0' } });
     // A second round while it runs submits nothing more.
     expect(await platform.reaper.sweep()).toEqual([]);
-    await until('the preview gone', async () => !(await platform.backend.getService(TEAM, 'web-preview-0-2-0')), 90);
+    await until('the preview gone', async () => !(await platform.backend.getService(TEAM, 'web-preview-0-1-0')), 90);
     await other.close();
   });
 

@@ -21,6 +21,7 @@ import { startKubelet, type KubeletStandIn } from '../fixtures/kubelet.js';
 import { createTestDatabase } from '../fixtures/postgres.js';
 import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
 import { bareRepository } from './gitops.js';
+import { startRegistry, type RegistryStandIn } from '../fixtures/oci-registry.js';
 
 export const WORKFLOWS = 'pds-workflows';
 export const ARGOCD = 'argocd';
@@ -38,6 +39,8 @@ export interface ClusterHarness {
   controller: ArgoControllerStandIn;
   argocd: ArgoCdStandIn;
   kubelet: KubeletStandIn;
+  /** The container registry the build steps push to and ask (every registry host is this one). */
+  registry: RegistryStandIn;
   /** Options for {@link createKubernetesPlatform} as pds would run here; override per call. */
   options(overrides?: Partial<KubernetesPlatformOptions>): KubernetesPlatformOptions;
   platform(overrides?: Partial<KubernetesPlatformOptions>): Promise<KubernetesPlatform>;
@@ -67,6 +70,7 @@ export async function startClusterHarness(repos: Record<string, string[]>): Prom
     namespace: WORKFLOWS,
     body: [{ op: 'replace', path: '/data/GITOPS_REPO', value: `file://${gitopsRepo}` }],
   });
+  const registry = await startRegistry();
   const pds = await serviceAccountKubeConfig(admin, { namespace: 'pds', name: 'pds' }, work);
   const workflowAccount = await serviceAccountKubeConfig(admin, { namespace: WORKFLOWS, name: 'pds-workflow' }, work);
   const runner: RunnerOptions = {
@@ -76,7 +80,7 @@ export async function startClusterHarness(repos: Record<string, string[]>): Prom
     kubeconfigPath: workflowAccount.path,
     images: { 'alpine/k8s': { local: true }, 'alpine/git': { local: true }, ...BUILD_IMAGE_STUBS },
     gitConfig: { [`url.file://${work}/github/.insteadOf`]: 'https://github.com/' },
-    stubEnv: { PDS_REGISTRY_LOG: path.join(work, 'registry.jsonl'), PDS_BUILD_LOG: path.join(work, 'builds.log') },
+    stubEnv: { PDS_REGISTRY_LOG: path.join(work, 'registry.jsonl'), PDS_BUILD_LOG: path.join(work, 'builds.log'), PDS_REGISTRY_URL: registry.url },
     workDir: work,
   };
   const kubelet = await startKubelet({ kc: admin });
@@ -107,6 +111,7 @@ export async function startClusterHarness(repos: Record<string, string[]>): Prom
     controller,
     argocd,
     kubelet,
+    registry,
     options,
     async platform(overrides) {
       const platform = await createKubernetesPlatform(options(overrides));
@@ -120,6 +125,7 @@ export async function startClusterHarness(repos: Record<string, string[]>): Prom
       await controller.stop();
       await argocd.stop();
       await kubelet.stop();
+      await registry.close();
       await database.drop().catch(() => {});
       rmSync(work, { recursive: true, force: true });
     },

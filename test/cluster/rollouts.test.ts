@@ -129,4 +129,6 @@ it('reads a paused canary, promotes it, aborts the next release, and sees an ana
   );
   const failed = await until('the analysis abort', view, (v) => v.phase === 'Aborted' && v.canaryTag === '1.3.0');
   expect(failed.message).toMatch(/^RolloutAborted: Metric "error-rate" assessed Failed/);
+  // The analysis after the 10% weight is still canary step 1 (write-rollout writes setWeight, pause, analysis per step).
+  expect(failed).toMatchObject({ step: 1, steps: 2 });
 });

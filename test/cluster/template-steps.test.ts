@@ -25,9 +25,11 @@ import {
 } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { applicationName, imageRef, previewName, serviceHost } from '../../core/names.js';
+import { applicationName, previewName, serviceHost } from '../../core/names.js';
+import { sourceImage } from '../../core/images.js';
+import { startRegistry, type RegistryStandIn } from '../fixtures/oci-registry.js';
 import { BLUE_GREEN_AUTO_PROMOTION_SECONDS, errorRateQuery } from '../../core/rollouts.js';
-import { LocalArgo, type RunResult } from '../fixtures/argo-steps/runner.js';
+import { LocalArgo, type RunResult, type WorkflowTemplate } from '../fixtures/argo-steps/runner.js';
 import { BUILD_IMAGE_STUBS } from '../fixtures/argo-steps/pods.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
@@ -54,7 +56,14 @@ let tenantUid: string;
 // The values pds derives, from the one place it derives them.
 const application = (service: string) => applicationName(TEAM, service);
 const host = (service: string) => serviceHost(TEAM, service, DOMAIN);
-const image = (service: string, tag: string) => imageRef(REGISTRY, TEAM, service, tag);
+// Images are keyed by their source (core/images.ts); the tests name one per service as if each had its repository.
+const image = (service: string, tag: string) => sourceImage(REGISTRY, { repo: `acme/${service}`, tag, dockerfilePath: 'docker/Dockerfile' });
+let registry: RegistryStandIn;
+/** `<image>@<digest>` as the registry stand-in resolves its tag: what manifests name. */
+const pinned = (ref: string) => {
+  const name = ref.slice(ref.indexOf('/') + 1, ref.lastIndexOf(':'));
+  return `${ref}@${registry.resolve(name, ref.slice(ref.lastIndexOf(':') + 1))}`;
+};
 
 /**
  * Submit like pds: the Workflow created as pds's ServiceAccount (with the labels and caller annotation of issue 10),
@@ -150,6 +159,7 @@ beforeAll(async () => {
   await installDeploy(admin);
   work = mkdtempSync(path.join(tmpdir(), 'pds-template-steps-'));
   registryLog = path.join(work, 'registry.jsonl');
+  registry = await startRegistry();
   gitopsRepo = bareRepository(path.join(work, 'gitops.git'), [{ files: { 'README.md': '# GitOps repository\n' } }]);
   const web = (greeting: string) => ({
     'docker/Dockerfile': 'FROM node:20-alpine\nCOPY server.js .\nCMD ["node", "server.js"]\n',
@@ -187,12 +197,13 @@ beforeAll(async () => {
       ...BUILD_IMAGE_STUBS,
     },
     gitConfig: { [`url.file://${work}/github/.insteadOf`]: 'https://github.com/' },
-    stubEnv: { PDS_REGISTRY_LOG: registryLog, PDS_BUILD_LOG: path.join(work, 'builds.log') },
+    stubEnv: { PDS_REGISTRY_LOG: registryLog, PDS_BUILD_LOG: path.join(work, 'builds.log'), PDS_REGISTRY_URL: registry.url },
     workDir: work,
   };
 });
 
 afterAll(async () => {
+  await registry?.close();
   await admin?.makeApiClient(CoreV1Api).deleteNamespacedSecret({ name: 'pds-registry-credentials', namespace: WORKFLOWS }).catch(() => undefined);
   process.stdout.write(
     '\nNot exercised by the template-steps test (stubbed at the container boundary):\n' +
@@ -306,7 +317,8 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     const deployment = parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!);
     const container = deployment.spec.template.spec.containers[0];
     expect(deployment.metadata).toEqual({ name: 'acme-web', labels: { 'pds.dev/tenant': TEAM, 'pds.dev/service': 'web', 'pds.dev/managed-by': 'pds' } });
-    expect(container.image).toBe(image('web', '0.1.0'));
+    expect(container.image).toBe(pinned(image('web', '0.1.0')));
+    expect(container.image).toMatch(/@sha256:[0-9a-f]{64}$/);
     expect(container.ports).toEqual([{ name: 'http', containerPort: 8787 }]);
     expect(container.readinessProbe.httpGet).toEqual({ path: '/api/health', port: 'http' });
     expect(container.livenessProbe.httpGet).toEqual({ path: '/api/health', port: 'http' });
@@ -367,8 +379,36 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     });
     expect(r.phase, r.message).toBe('Succeeded');
     expect(pushed().map((p) => p.destination)).toEqual([image('web', '0.1.0'), image('web', '0.2.0')]);
-    expect(parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.spec.containers[0].image).toBe(image('web', '0.2.0'));
+    expect(parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.spec.containers[0].image).toBe(pinned(image('web', '0.2.0')));
     expect((await getApplication('acme-web'))!.metadata!.annotations!['pds.dev/image-tag']).toBe('0.2.0');
+  });
+
+  it('deploy-service of a source already in the registry skips the build and deploys its digest; a pinned digest must be there', async () => {
+    const deploy = {
+      action: 'deploy', team_name: TEAM, component_name: 'web', tenant_uid: tenantUid, application: 'acme-web',
+      git_tag: '0.1.0', dockerfile_repo: 'acme/web', dockerfile_path: 'docker/Dockerfile', image: image('web', '0.1.0'),
+    };
+    const reuse = await submit('deploy-service', deploy);
+    expect(reuse.phase, reuse.message).toBe('Succeeded');
+    const digest = pinned(image('web', '0.1.0')).split('@')[1]!;
+    const find = reuse.nodes.find((n) => n.path === 'deploy/find-image')!;
+    expect(find.mainLog!.trim()).toBe(`image ${image('web', '0.1.0')}@${digest} exists, build skipped`);
+    const build = reuse.nodes.find((n) => n.path === 'deploy/build-image')!;
+    expect(build.phase).toBe('Skipped');
+    expect(build.message).toContain(`image ${image('web', '0.1.0')}@${digest} exists, build skipped`);
+    expect(pushed()).toHaveLength(2); // nothing built or pushed again
+    expect(parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.spec.containers[0].image).toBe(`${image('web', '0.1.0')}@${digest}`);
+    // The registry was asked with the shared credential (read), and nothing was written.
+    expect(registry.requests.filter((r) => r.method === 'PUT')).toHaveLength(2);
+
+    // A deploy pinned to a digest (a promotion) deploys that digest, and fails when the registry does not hold it.
+    const pinnedDeploy = await submit('deploy-service', { ...deploy, image_digest: digest });
+    expect(pinnedDeploy.phase, pinnedDeploy.message).toBe('Succeeded');
+    const missing = await submit('deploy-service', { ...deploy, image_digest: `sha256:${'0'.repeat(64)}` });
+    expect(missing.phase).toBe('Failed');
+    expect(missing.nodes.find((n) => n.phase === 'Failed')!.path).toBe('deploy/find-image');
+    expect(missing.message).toContain('is not in the registry');
+    expect(pushed()).toHaveLength(2);
   });
 
   it('deploy-service action=update-config copies the Secret pds wrote into <application>-env, values never in a parameter', async () => {
@@ -456,6 +496,34 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     expect(json('service-preview.json').metadata.name).toBe('acme-web-preview');
     expect(argoCdSync('web')).toMatch(/service\/acme-web-preview created \(server dry run\)/);
 
+    // wait-rollout, bounded: with no Rollouts controller here the release never settles, so the step gives up after
+    // timeout_seconds, having asked Argo CD to refresh the Application (the annotation Argo CD removes once served).
+    const applications = admin.makeApiClient(CustomObjectsApi);
+    const application = { group: 'argoproj.io', version: 'v1alpha1', namespace: 'argocd', plural: 'applications', name: 'acme-web' };
+    await applications.patchNamespacedCustomObject({ ...application, body: [{ op: 'remove', path: '/metadata/annotations/argocd.argoproj.io~1refresh' }] }).catch(() => undefined);
+    const waitOnly: WorkflowTemplate = {
+      metadata: { name: 'wait-only', namespace: WORKFLOWS },
+      spec: {
+        entrypoint: 'main',
+        serviceAccountName: 'pds-workflow',
+        templates: [{
+          name: 'main',
+          steps: [[{
+            name: 'wait-rollout',
+            templateRef: { name: 'pds-steps', template: 'wait-rollout' },
+            arguments: { parameters: [{ name: 'team_name', value: TEAM }, { name: 'component_name', value: 'web' }, { name: 'timeout_seconds', value: '3' }] },
+          }]],
+        } as WorkflowTemplate['spec']['templates'][number]],
+      },
+    };
+    const waited = await LocalArgo.run({ ...runner, templates: new Map([...runner.templates, ['wait-only', waitOnly]]) }, {
+      name: `wait-only-${randomUUID().slice(0, 5)}`, uid: randomUUID(), annotations: {}, labels: {}, workflowTemplateRef: 'wait-only', parameters: [],
+    });
+    expect(waited.phase).toBe('Failed');
+    expect(waited.message).toBe('main: Error (exit code 1): the release of acme/web did not finish within 3 s; see its rollout in status');
+    const refreshed = (await applications.getNamespacedCustomObject(application)) as KubernetesObject;
+    expect(refreshed.metadata?.annotations?.['argocd.argoproj.io/refresh']).toBe('normal');
+
     const rolling = await strategy({ strategy: 'rolling' });
     expect(rolling.phase, rolling.message).toBe('Succeeded');
     expect(filesUnder(gitopsRepo, 'tenants/acme/web')).toEqual(['tenants/acme/web/deployment.yaml', 'tenants/acme/web/ingress.yaml', 'tenants/acme/web/service.yaml']);
@@ -470,7 +538,7 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     expect(never.nodes.find((n) => n.phase === 'Failed')!.path).toBe('set-image');
     const r = await rollback('0.1.0');
     expect(r.phase, r.message).toBe('Succeeded');
-    expect(parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.spec.containers[0].image).toBe(image('web', '0.1.0'));
+    expect(parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.spec.containers[0].image).toBe(pinned(image('web', '0.1.0')));
     expect((await getApplication('acme-web'))!.metadata!.annotations!['pds.dev/image-tag']).toBe('0.1.0');
     expect(pushed()).toHaveLength(2); // no rebuild
   });
@@ -509,7 +577,7 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     expect(expiresAt).toBeLessThan(Date.now() + 2 * 3600_000 + 5_000);
     const deployment = parse(fileAt(gitopsRepo, `tenants/acme/${preview}/deployment.yaml`)!);
     expect(deployment.metadata.name).toBe(application(preview));
-    expect(deployment.spec.template.spec.containers[0]).toMatchObject({ image: image('web', '0.2.0'), readinessProbe: { httpGet: { path: '/api/health' } } });
+    expect(deployment.spec.template.spec.containers[0]).toMatchObject({ image: pinned(image('web', '0.2.0')), readinessProbe: { httpGet: { path: '/api/health' } } });
     expect(argoCdSync(preview)).toContain(`deployment.apps/${application(preview)} created (server dry run)`);
 
     const d = await submit('preview-delete', { team_name: TEAM, component_name: 'web', image_tag: '0.2.0', tenant_uid: tenantUid, preview_name: preview, preview_application: application(preview) });

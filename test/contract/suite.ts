@@ -19,6 +19,8 @@ export interface ContractTarget {
   pds: TestServer;
   /** Seconds a workflow may take here. */
   workflowSeconds: number;
+  /** Move the platform's clock (`Platform.now`) forward by `ms`: how promotion's "healthy for 30m" passes in a test. */
+  advanceClock(ms: number): void;
   /**
    * Rollouts (issue 22): a tag whose release fails its analysis here, and the canary steps that finish within
    * `workflowSeconds` (pauses as this backend scales them) and that hold long enough to promote or abort by hand.
@@ -190,9 +192,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       }
     });
 
-    // Kubernetes: the templates write the Rollout (test/cluster/template-steps.test.ts); the deploy workflow does not wait
-    // for it yet and no Rollouts controller stand-in moves it, so the release cases run on the sandbox (README "Rollouts").
-    it.skipIf(backend === 'kubernetes')('rollouts: canary success, canary auto-rollback on an unhealthy tag, blue-green promote, manual abort (REST and MCP)', async () => {
+    // Kubernetes: the deploy's wait-rollout step follows the Rollout that the Rollouts controller stand-in moves
+    // (test/cluster/contract.test.ts); its steps are Argo's nodes, so the per-canary-step analysis lines are sandbox-only.
+    const k8s = backend === 'kubernetes';
+    it('rollouts: canary success, canary auto-rollback on an unhealthy tag, blue-green promote, manual abort (REST and MCP)', async () => {
       const { unhealthyTag, quickSteps, heldSteps } = t.rollouts;
       // A tenant member (members and above may promote and abort), with a write budget of its own.
       const member = 'carol';
@@ -223,9 +226,13 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const stable = (await status()).service.imageTag;
       const good = await settled(await submit(deploy('0.2.0')));
       succeeded(good);
-      const canarySteps = good.steps.filter((x: any) => x.name.startsWith('canary step'));
-      expect(canarySteps).toHaveLength(2);
-      for (const step of canarySteps) expect(step).toMatchObject({ status: 'succeeded', message: expect.stringMatching(/analysis passed: .*error rate 0% ≤ 5%/) });
+      if (k8s) {
+        expect(good.steps.find((x: any) => x.name === 'wait-rollout')).toMatchObject({ status: 'succeeded' });
+      } else {
+        const canarySteps = good.steps.filter((x: any) => x.name.startsWith('canary step'));
+        expect(canarySteps).toHaveLength(2);
+        for (const step of canarySteps) expect(step).toMatchObject({ status: 'succeeded', message: expect.stringMatching(/analysis passed: .*error rate 0% ≤ 5%/) });
+      }
       expect(await status()).toMatchObject({
         argocd: { healthStatus: 'Healthy' },
         service: { imageTag: '0.2.0' },
@@ -235,11 +242,12 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       // Automatic rollback: analysis fails at the first weight; traffic back on 0.2.0, which stays Healthy.
       const bad = await settled(await submit(deploy(unhealthyTag)));
       expect(bad.audit.status).toBe('failed');
-      expect(bad.audit.message).toMatch(/^error rate 7\.2% > 5% at step 1 \(10%\); rolled back to 0\.2\.0$/);
-      expect(bad.steps.find((x: any) => x.status === 'failed').name).toMatch(/^canary step 1\/2/);
+      // Kubernetes says which step failed first ("step wait-rollout failed: main: Error (exit code 1): …").
+      expect(bad.audit.message).toMatch(k8s ? /: error rate 7\.2% > 5% at step 1 \(10%\); rolled back to 0\.2\.0$/ : /^error rate 7\.2% > 5% at step 1 \(10%\); rolled back to 0\.2\.0$/);
+      expect(bad.steps.find((x: any) => x.status === 'failed').name).toMatch(k8s ? /^wait-rollout$/ : /^canary step 1\/2/);
       const rolledBack = await status();
       expect(rolledBack).toMatchObject({
-        argocd: { syncStatus: 'Synced', healthStatus: 'Healthy', message: expect.stringContaining(`rolled back: ${unhealthyTag} error rate 7.2% > 5% at step 1 (10%)`) },
+        argocd: { syncStatus: 'Synced', healthStatus: 'Healthy', message: expect.stringContaining(`rolled back: ${unhealthyTag} error rate 7.2% > 5%${k8s ? '' : ' at step 1 (10%)'}`) },
         service: { imageTag: '0.2.0' },
         rollout: { phase: 'Aborted', canaryWeight: 0, stableTag: '0.2.0', canaryTag: unhealthyTag },
       });
@@ -254,7 +262,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(promoted.body).toMatchObject({ team: TEAM, app: 'web', workflowName: blueGreen, rollout: { canaryTag: '0.3.0' } });
       const bg = await settled(blueGreen);
       succeeded(bg);
-      expect(bg.steps.map((x: any) => x.message).join()).toContain(`promoted by ${member}`);
+      if (!k8s) expect(bg.steps.map((x: any) => x.message).join()).toContain(`promoted by ${member}`);
       expect(await status()).toMatchObject({ service: { imageTag: '0.3.0' }, rollout: { strategy: 'blue-green', phase: 'Healthy' } });
 
       // Abort by hand over MCP: the canary at 10% goes back to 0.3.0 and the deploy fails, saying who aborted it.
@@ -268,7 +276,9 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         expect(aborted.isError, JSON.stringify(aborted.content)).toBeFalsy();
         expect(aborted.structuredContent).toMatchObject({ workflowName: held, rollout: { canaryTag: '0.4.0' } });
         const gone = await settled(held);
-        expect(gone.audit).toMatchObject({ status: 'failed', message: `aborted by ${member} at step 1 (10%); rolled back to 0.3.0` });
+        // Kubernetes: the Rollout records no user on an abort, only the controller's reason.
+        if (k8s) expect(gone.audit).toMatchObject({ status: 'failed', message: expect.stringMatching(/ at step 1 \(10%\); rolled back to 0\.3\.0$/) });
+        else expect(gone.audit).toMatchObject({ status: 'failed', message: `aborted by ${member} at step 1 (10%); rolled back to 0.3.0` });
         expect(await status()).toMatchObject({ argocd: { healthStatus: 'Healthy' }, service: { imageTag: '0.3.0' }, rollout: { phase: 'Aborted' } });
         covered.add('platform_promote_rollout');
         const nothing = await root.callTool({ name: 'platform_promote_rollout', arguments: { team: TEAM, app: 'web' } });
@@ -451,6 +461,78 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       } finally {
         await root.close();
       }
+    });
+
+    it('promotion: one image per source, reused by digest in another tenant; refused until it ran healthy 30m there; promote what runs', async () => {
+      const STAGING = `${TEAM}-staging`;
+      // A platform admin of its own: writes are limited per user (20 per minute), and the suite's others are spent.
+      const OPS = 'ops';
+      const execute = (user: string, params: Record<string, string>) => pds.api(user, 'POST', '/api/v1/operations/deploy-service/execute', params);
+      const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO };
+      succeeded(await run(OPS, 'create-tenant', { team_name: STAGING, admins: 'alice' }));
+      await registerRepository(pds, 'alice', STAGING, REPO);
+
+      // The same source (REPO at TAGS[1]) was built for TEAM: the staging onboarding reuses its image by digest.
+      const onboarded = await run(OPS, 'deploy-service', { ...deploy, action: 'onboard', team_name: STAGING, git_tag: TAGS[1]!, port: '8080' });
+      succeeded(onboarded);
+      expect(JSON.stringify(onboarded.steps)).toMatch(/image \S+\/src\/nova\/web:0\.1\.1(@sha256:[0-9a-f]{64})? exists, build skipped/);
+
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      const rule = { promotion: { from: STAGING, minHealthy: '30m' } };
+      expect((await pds.api(OPS, 'PUT', policyPath, rule)).status).toBe(200);
+      const before = (await pds.api(OPS, 'GET', '/api/v1/audit')).body.items[0].workflowName;
+
+      // A tag that never ran in staging is refused at the door; nothing is recorded.
+      const never = await execute(OPS, { ...deploy, git_tag: TAGS[0]! });
+      expect(never.status, JSON.stringify(never.body)).toBe(403);
+      expect(never.body.error).toMatch(new RegExp(`must first run Synced and Healthy in ${STAGING}/web for 30m .*; it never ran there`));
+      // The staging image runs healthy, but not yet for 30 minutes (pds observes it once Argo CD reports it). Each
+      // try is a write (20 per minute): read the status first, then try every 2 s.
+      await poll('staging Synced/Healthy', 60, async () => {
+        const s = await pds.api(OPS, 'GET', `/api/v1/status/${STAGING}/web`);
+        return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy';
+      });
+      let young: Awaited<ReturnType<typeof execute>> | undefined;
+      for (let i = 0; i < 8 && !young; i++) {
+        const r = await execute(OPS, { ...deploy, git_tag: TAGS[1]! });
+        expect(r.status, JSON.stringify(r.body)).toBe(403);
+        if (/ran healthy in/.test(r.body.error)) young = r;
+        else await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+      if (!young) throw new Error('the staging image was not observed healthy within 16 s of its status');
+      expect(young.body.error).toMatch(new RegExp(`ran healthy in ${STAGING}/web for \\d+[sm] of the 30m required \\(sha256:[0-9a-f]{64}\\), and it is running there now: try again after \\S+Z`));
+      expect((await pds.api(OPS, 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(before);
+
+      // Thirty minutes later (the platform's clock), the same deploy passes, pinned to the verified digest, unbuilt.
+      t.advanceClock(31 * 60_000);
+      const digest = young.body.error.match(/\((sha256:[0-9a-f]{64})\)/)[1];
+      const allowed = await run(OPS, 'deploy-service', { ...deploy, git_tag: TAGS[1]! });
+      succeeded(allowed);
+      expect(allowed.audit.parameters).toMatchObject({ git_tag: TAGS[1], image_digest: digest, promoted_from: `${STAGING}/web` });
+      expect(JSON.stringify(allowed.steps)).toMatch(/exists, build skipped/);
+
+      // Promotion by digest over MCP: what staging runs, audited as deploy-service with image_digest and promoted_from.
+      const root = await connectHttp(CLIENTS.at(-1)!, `${pds.url}/mcp?toolsets=all`, { authorization: `Bearer ${await pds.token(OPS)}` });
+      try {
+        covered.add('platform_promote_image');
+        const promoted = await root.callTool({ name: 'platform_promote_image', arguments: { team_name: TEAM, component_name: 'web', from: `${STAGING}/web` } });
+        expect(promoted.isError, JSON.stringify(promoted.content)).toBeFalsy();
+        const name = (promoted.structuredContent as any).workflowName as string;
+        workflows.push(name);
+        const w = await poll('the promotion', t.workflowSeconds, async () => {
+          const r = await pds.api(OPS, 'GET', `/api/v1/workflows/${name}`);
+          return r.body.audit.status !== 'submitted' && r.body;
+        });
+        succeeded(w);
+        expect(w.audit).toMatchObject({ operation: 'deploy-service', parameters: { action: 'deploy', git_tag: TAGS[1], dockerfile_repo: REPO, image_digest: digest, promoted_from: `${STAGING}/web` } });
+        const nothing = await root.callTool({ name: 'platform_promote_image', arguments: { team_name: TEAM, component_name: 'web', from: `${STAGING}/api` } });
+        expect(nothing.isError).toBe(true);
+        expect(JSON.stringify(nothing.content)).toContain('is not running Synced and Healthy now');
+      } finally {
+        await root.close();
+      }
+      expect((await pds.api(OPS, 'PUT', policyPath, {})).status).toBe(200);
+      succeeded(await run(OPS, 'delete-tenant', { team_name: STAGING }));
     });
 
     it('CI: an exchanged GitHub Actions OIDC token deploys its own repository and is refused for any other', async () => {

@@ -15,10 +15,10 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 /** Issue 11: the default selection's `tools/list` result, in bytes of JSON. */
 // 24 KB (issue 11), raised by 1 KB for issue 20's override_reason: one optional field on every operation tool, which
 // cannot be listed for fewer bytes; by 0.5 KB for issue 21's MCP Apps: `_meta.ui.resourceUri` on the tools with a
-// view (about 400 bytes in the default sets), listed only to a client that renders Apps; and by 2 KB for issue 22:
+// view (about 400 bytes in the default sets), listed only to a client that renders Apps; by 2 KB for issue 22:
 // platform_promote_rollout and platform_abort_rollout (about 0.9 and 0.8 KB) and deploy-service's strategy and
-// canary_steps (about 0.4 KB).
-const DEFAULT_BUDGET = 27.5 * 1024;
+// canary_steps (about 0.4 KB); and by 1.5 KB for issue 20's platform_promote_image (about 1.4 KB listed).
+const DEFAULT_BUDGET = 29 * 1024;
 
 let pds: TestServer;
 let auth: Record<string, string>;
@@ -48,7 +48,7 @@ describe('the toolsets of the definitions', () => {
     for (const set of TOOLSETS) expect(namesIn([set]).length, set).toBeGreaterThan(0);
   });
 
-  it('prints the bytes of each set and of the default, and holds the default to 27.5 KB, with MCP Apps too', async () => {
+  it('prints the bytes of each set and of the default, and holds the default to 29 KB, with MCP Apps too', async () => {
     const sizes: Record<string, number> = {};
     for (const set of [...TOOLSETS, DEFAULT_TOOLSETS.join(','), 'all']) {
       const { status, body } = await listRaw(`?toolsets=${set}`);

@@ -6,9 +6,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { CoreV1Api, type V1Namespace } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubernetesObject, type V1Namespace } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { watch } from '../../adapters/kubernetes/informers.js';
+import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, LIST_PAGE_SIZE, metadataOnly, paged, watch } from '../../adapters/kubernetes/informers.js';
 import { CountingKubeConfig, isTimeout } from '../../adapters/kubernetes/kubeconfig.js';
 import { podLogSource } from '../../adapters/kubernetes/pod-logs.js';
 import { PlatformError } from '../../core/errors.js';
@@ -132,7 +132,7 @@ describe('a stalled API server', () => {
     });
     const { log, lines } = recordingLogger('warn');
     const core = api.kc.makeApiClient(CoreV1Api);
-    const informer = watch<V1Namespace>(api.kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace(), undefined, log);
+    const informer = watch<V1Namespace>(api.kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace(), {}, log);
     try {
       const line = await eventually('the informer to report its stalled watch', () => lines.find((l) => l.msg === 'informer stopped; starting it again'));
       expect((line.err as { message?: string }).message).toMatch(/^network timeout at: http:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\?/);
@@ -158,7 +158,7 @@ describe('a stalled API server', () => {
     });
     const { log, lines } = recordingLogger('warn');
     const core = api.kc.makeApiClient(CoreV1Api);
-    const informer = watch<V1Namespace>(api.kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace(), undefined, log);
+    const informer = watch<V1Namespace>(api.kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace(), {}, log);
     try {
       await eventually('the event sent after the quiet spell', () => informer.get('acme'));
       expect(watches).toBe(1);
@@ -197,5 +197,49 @@ describe('a refused pods/log read', () => {
     const result = await podLogSource(api.kc).read('acme', 'web', { lines: 10, sinceSeconds: 60 });
     expect(result.lines).toEqual([]);
     expect(result.note).toMatch(/1 pod without readable logs yet/);
+  });
+});
+
+describe('a metadata-only informer (issue 23 item 3)', () => {
+  it('lists page by page and watches asking for PartialObjectMetadata, and keeps no managedFields', async () => {
+    const accepts: string[] = [];
+    const total = LIST_PAGE_SIZE + 3;
+    const item = (i: number) => ({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: `w${i}`, namespace: 'wf', resourceVersion: '7', managedFields: [{ manager: 'argo' }] } });
+    const api = await apiServer((req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      accepts.push(`${url.searchParams.get('watch') ? 'watch' : 'list'} ${req.headers.accept}`);
+      if (url.searchParams.get('watch')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`${JSON.stringify({ type: 'ADDED', object: item(total) })}\n`);
+        return;
+      }
+      // The API server's custom-object list: `metadata.continue` (plain JSON), one snapshot's resourceVersion.
+      const from = Number(url.searchParams.get('continue') ?? 0);
+      const limit = Number(url.searchParams.get('limit'));
+      const items = Array.from({ length: Math.min(limit, total - from) }, (_, k) => item(from + k));
+      const next = from + items.length < total ? String(from + items.length) : undefined;
+      json(res, 200, { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadataList', metadata: { resourceVersion: '7', ...(next ? { continue: next } : {}) }, items });
+    });
+    const custom = api.kc.makeApiClient(CustomObjectsApi);
+    const list = paged<KubernetesObject>((page) =>
+      custom.listNamespacedCustomObject({ group: 'argoproj.io', version: 'v1alpha1', namespace: 'wf', plural: 'workflows', ...page }, metadataOnly),
+    );
+    const { log } = recordingLogger('warn');
+    const informer = watch(api.kc, 'workflows', '/apis/argoproj.io/v1alpha1/namespaces/wf/workflows', list, { metadataOnly: true }, log);
+    try {
+      await eventually('the watched object', () => informer.get(`w${total}`, 'wf'));
+      expect(informer.list('wf')).toHaveLength(total + 1);
+      expect(informer.list('wf').every((o) => o.metadata?.managedFields === undefined)).toBe(true);
+      expect(accepts).toEqual([`list ${ACCEPT_METADATA_LIST}`, `list ${ACCEPT_METADATA_LIST}`, `watch ${ACCEPT_METADATA}`]);
+    } finally {
+      await informer.stop();
+    }
+  });
+});
+
+describe('paged lists', () => {
+  it('reads an empty metadata-only list, which the API server sends with items: null', async () => {
+    const list = paged<KubernetesObject>(async () => ({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadataList', metadata: { resourceVersion: '3' }, items: null as never }));
+    expect(await list()).toMatchObject({ items: [], metadata: { resourceVersion: '3' } });
   });
 });

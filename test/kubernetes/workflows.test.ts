@@ -3,7 +3,7 @@
  * Argo Workflow status to pds's vocabulary (issue 10 "Operations").
  */
 import { describe, expect, it } from 'vitest';
-import { auditStatusOf, messageOf, stepsOf } from '../../adapters/kubernetes/engine.js';
+import { auditStatusOf, finishedByLabels, messageOf, stepsOf } from '../../adapters/kubernetes/engine.js';
 import { clusterOperations } from '../../adapters/kubernetes/operations.js';
 import type { Workflow } from '../../adapters/kubernetes/objects.js';
 import { parseTimestamped } from '../../adapters/kubernetes/pod-logs.js';
@@ -32,7 +32,7 @@ describe('the cluster operation table', () => {
     expect(table('rollback-service', rollback, { ...ctx, override: false }).manual_sync).toBeUndefined();
   });
 
-  it('derives application, host, image and tenant_uid once, from core/names', () => {
+  it('derives application, host, image (keyed by the source, core/images), push_secret and tenant_uid once', () => {
     expect(args('deploy-service', { action: 'onboard', team_name: 'acme', component_name: 'web', git_tag: '0.1.0', dockerfile_repo: 'acme/web', port: '8080' }).parameters).toEqual({
       action: 'onboard',
       team_name: 'acme',
@@ -43,9 +43,17 @@ describe('the cluster operation table', () => {
       tenant_uid: 'uid-1',
       application: 'acme-web',
       host: 'acme-web.apps.example.com',
-      image: 'registry.example.com/pds/acme/web:0.1.0',
+      image: 'registry.example.com/pds/src/acme/web:0.1.0',
+      push_secret: 'pds-registry-push-acme.web',
     });
-    expect(args('rollback-service', { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' }).parameters.image).toBe('registry.example.com/pds/acme/web:0.1.0');
+    // The same source deployed by another tenant is the same image.
+    expect(args('deploy-service', { action: 'deploy', team_name: 'beta', component_name: 'site', git_tag: '0.1.0', dockerfile_repo: 'Acme/web' }).parameters.image).toBe(
+      'registry.example.com/pds/src/acme/web:0.1.0',
+    );
+    // Rollback and previews run an image built before: the one of the service's recorded source.
+    const recorded = { ...ctx, service: { repo: 'acme/web', dockerfilePath: 'docker/Dockerfile' } };
+    const rollback = clusterOperations['rollback-service'](operationContract('rollback-service').parameters.parse({ team_name: 'acme', component_name: 'web', target_tag: '0.1.0' }) as never, recorded);
+    expect(rollback.parameters.image).toMatch(/^registry\.example\.com\/pds\/src\/acme\/web\/f-[0-9a-f]{16}:0\.1\.0$/);
     expect(args('preview-deploy', { team_name: 'acme', component_name: 'web', image_tag: '0.2.0', ttl_hours: '4' }).parameters).toMatchObject({
       preview_name: 'web-preview-0-2-0',
       preview_application: 'acme-web-preview-0-2-0',
@@ -128,5 +136,16 @@ describe('the pod of a step (Argo pod names)', () => {
     expect(stepNode(workflow, 'build')?.id).toBe('w-2');
     expect(stepNode(workflow, 'push')).toBeUndefined();
     expect(stepNode(workflow, 'w')).toBeUndefined();
+  });
+});
+
+describe("a Workflow's end, from Argo's labels (metadata-only watch)", () => {
+  const labelled = (labels: Record<string, string>) => ({ metadata: { name: 'w', labels } });
+  it('is finished with a final phase label, or completed=true; running or unlabelled is not', () => {
+    expect(finishedByLabels(labelled({ 'workflows.argoproj.io/phase': 'Succeeded' }))).toBe(true);
+    expect(finishedByLabels(labelled({ 'workflows.argoproj.io/phase': 'Error' }))).toBe(true);
+    expect(finishedByLabels(labelled({ 'workflows.argoproj.io/completed': 'true' }))).toBe(true);
+    expect(finishedByLabels(labelled({ 'workflows.argoproj.io/phase': 'Running', 'workflows.argoproj.io/completed': 'false' }))).toBe(false);
+    expect(finishedByLabels(labelled({}))).toBe(false);
   });
 });

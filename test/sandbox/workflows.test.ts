@@ -77,7 +77,8 @@ describe('sandbox workflows', () => {
     const text = lines.map((l) => l.line);
     expect(text).toContain('step 2/9: clone acme/web@0.1.0');
     expect(text).toContain('readiness probe GET /readyz → 200');
-    expect(text.some((l) => l.startsWith('pulled image registry.apps.test/acme/web:0.1.1'))).toBe(true);
+    // Images are keyed by their source and pulled by digest (core/images.ts).
+    expect(text.some((l) => /^pulled image registry\.apps\.test\/src\/acme\/web:0\.1\.1@sha256:[0-9a-f]{64}$/.test(l))).toBe(true);
     const event = lines.find((l) => l.labels.source === 'deployment');
     expect(event?.labels.pod).toMatch(/^acme-web-[a-z0-9]{10}-[a-z0-9]{5}$/);
     expect(lines.find((l) => l.labels.workflow === deploying)?.labels).toMatchObject({ source: 'workflow' });

@@ -189,4 +189,16 @@ describe.each(ENGINES)('workflow queues on %s (operations on one service in subm
     await store.workflows.create(workflow('r2', { team_name: 'acme', component_name: 'web' }, { dueAt: T0 }));
     expect(await claimable(store, all)).toEqual([]);
   });
+  it('keeps the steps an outside engine reported, once the workflow settled, and never before', async () => {
+    const store = await freshStore(engine);
+    await store.tenants.create(tenant('acme'));
+    await store.workflows.create(workflow('argo-1', { team_name: 'acme', component_name: 'web' }, { steps: [] }));
+    const steps = [{ name: 'build', status: 'succeeded' as const, startedAt: '2026-11-01T12:00:01.000Z', finishedAt: '2026-11-01T12:00:09.000Z', message: 'built' }];
+    expect(await store.workflows.keepSteps('argo-1', steps)).toBe(false);
+    expect((await store.workflows.get('argo-1'))?.steps).toEqual([]);
+    await store.workflows.settle('argo-1', { phase: 'succeeded', message: 'done', finishedAt: '2026-11-01T12:00:10.000Z' });
+    expect(await store.workflows.keepSteps('argo-1', steps)).toBe(true);
+    expect((await store.workflows.get('argo-1'))?.steps).toEqual(steps);
+    expect(await store.workflows.keepSteps('nope', steps)).toBe(false);
+  });
 });

@@ -79,11 +79,9 @@ describe('tenant policy and events through invoke()', () => {
     await expect(call('platform_get_tenant_policy', { name: 'acme' }, who('mallory'))).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(call('platform_set_tenant_policy', { name: 'acme', policy: { freezeWindows: [{ ...ALWAYS, schedule: 'nope' }] } }, who('alice'))).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
     expect(await call('platform_set_tenant_policy', { name: 'acme', policy: { freezeWindows: [ALWAYS] } }, who('alice'))).toMatchObject({ warnings: [] });
-    // Approvals are enforced (issue 20 item 2): no warning for them; promotion is not yet.
-    const unenforced = { approvals: { operations: ['deploy-service'], required: 1, approvers: ['group:sre'] }, promotion: { from: 'acme-staging', minHealthy: '30m' } };
-    expect(await call('platform_set_tenant_policy', { name: 'acme', policy: unenforced }, who('alice'))).toMatchObject({
-      warnings: [expect.stringMatching(/^promotion is stored but not enforced/)],
-    });
+    // Approvals and promotion are enforced (issue 20 items 2 and 4): no warning for either.
+    const enforced = { approvals: { operations: ['deploy-service'], required: 1, approvers: ['group:sre'] }, promotion: { from: 'acme-staging', minHealthy: '30m' } };
+    expect(await call('platform_set_tenant_policy', { name: 'acme', policy: enforced }, who('alice'))).toMatchObject({ warnings: [] });
     await call('platform_set_tenant_policy', { name: 'acme', policy: {} }, who('root', 'self-issued', true));
     const events = (await call('platform_list_tenant_events', { name: 'acme' }, who('dave'))) as { items: Array<{ userId: string; type: string; data: unknown }> };
     expect(events.items.map((e) => [e.type, e.userId])).toEqual([['policy.changed', 'root'], ['policy.changed', 'alice'], ['policy.changed', 'alice']]);

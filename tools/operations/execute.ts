@@ -21,6 +21,7 @@ import { parameterStrings, redactEnvVars, type EnvVar } from '../../core/operati
 import type { ToolContext } from '../define.js';
 import { visibleTenantNames } from '../not-found.js';
 import { CONFIRM_TTL_SECONDS, createConfirmation, redeemConfirmation } from './confirm.js';
+import { checkPromotion, type PromotionPin } from './promotion.js';
 
 /** The execute response (`docs/api.md#operations`: `POST /api/v1/operations/{name}/execute`). */
 export const ExecuteResult = z.object({
@@ -76,7 +77,8 @@ export function workflowNameFor(operation: string): string {
  *   carries the value, its expiry and the plan.
  * @throws PlatformError from the operation's preflight (403/404/400; nothing audited or submitted).
  * @throws Forbidden during a freeze window of the tenant that covers the operation, unless a tenant admin acting as a
- *   person gave `override_reason` (nothing audited or submitted).
+ *   person gave `override_reason` (nothing audited or submitted); or for a deploy the tenant's promotion rule refuses
+ *   (`tools/operations/promotion.ts`: its image has not run healthy long enough in the source tenant).
  * @throws InvalidParams when `confirm` is malformed, expired, used, or made for another call.
  * @throws Upstream (or the engine's own PlatformError) when the workflow engine refuses the submission; nothing is
  *   then recorded.
@@ -100,8 +102,15 @@ export interface Submission {
 /**
  * {@link executeOperation}, returning also the summary and warnings its result's message was made of, so a caller that
  * waits for the workflow can word the settled message ({@link settledMessage}). Throws as {@link executeOperation}.
+ * @param options.pin a deploy pinned to a digest (`platform_promote_image`): the promotion rule must verify that digest,
+ *   and it is audited as `image_digest` and `promoted_from` beside the parameters.
  */
-export async function submitOperation(contract: AnyOperationContract, input: OperationInput, ctx: ToolContext): Promise<Submission> {
+export async function submitOperation(
+  contract: AnyOperationContract,
+  input: OperationInput,
+  ctx: ToolContext,
+  options: { pin?: PromotionPin } = {},
+): Promise<Submission> {
   const { confirm, override_reason: overrideReason, ...params } = input;
   const parameters = params as OperationParams;
   const recorded = recordedParameters(contract, params);
@@ -118,6 +127,14 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
   const override = await checkFreeze(contract.id, team, overrideReason, ctx);
   // The override is part of what was done: audited, and bound into a confirmation like any parameter.
   if (override) recorded.override_reason = override.reason;
+  // A verified (or promoted) digest is what the deploy runs: audited beside the parameters, handed to the engine.
+  const promoted = await checkPromotion(contract, parameters, ctx, options.pin);
+  let submitted = parameters;
+  if (promoted) {
+    recorded.image_digest = promoted.digest;
+    recorded.promoted_from = promoted.from;
+    submitted = { ...parameters, image_digest: promoted.digest } as unknown as OperationParams;
+  }
   // create-tenant makes the tenant whose policy it would wait for: never held.
   const tenant = team && contract.id !== 'create-tenant' ? await ctx.platform.backend.getTenantRef(team) : undefined;
   const approval = tenant ? approvalNeeded(await ctx.platform.governance.policy(tenant), contract.id, new Date(), randomUUID()) : undefined;
@@ -154,7 +171,7 @@ export async function submitOperation(contract: AnyOperationContract, input: Ope
     await ctx.platform.workflows.submit({
       name: workflowName,
       operation: contract.id,
-      parameters,
+      parameters: submitted,
       recorded,
       userId: ctx.identity.userId,
       audit: entry,
