@@ -611,6 +611,8 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const running = (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag;
       const [next, other] = running === TAGS[0] ? [TAGS[1]!, TAGS[0]!] : [TAGS[0]!, TAGS[1]!];
       const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: next };
+      // What the Deployment runs (an image by digest): only Argo CD's sync can change it.
+      const imageBefore = await t.appProject?.runningImage(TEAM, 'web');
       // The tenant admin deploys here (signed in: a person), so the platform admin's write budget stays for what follows.
       const before = (await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName;
       const refused = await pds.api('alice', 'POST', execute, deploy);
@@ -632,7 +634,9 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       if (t.appProject) {
         // Argo CD's automated sync is held by the window: the manual sync the workflow asked for applied the new tag.
         expect(JSON.stringify(run.steps)).toContain('sync-now');
-        expect((await t.appProject.runningImage(TEAM, 'web'))?.split(':').at(-1)).toBe(next);
+        const imageAfter = await t.appProject.runningImage(TEAM, 'web');
+        expect(imageAfter).toBeDefined();
+        expect(imageAfter).not.toBe(imageBefore);
 
         // A deny window without manualSync holds manual syncs too: the override is then refused by Argo CD, and says so.
         const strict = { kind: 'deny', schedule: '* * * * *', duration: '1h', applications: ['*'], manualSync: false, description: 'no syncs at all' };
@@ -644,7 +648,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
           const failed = await settle(held.body.workflowName);
           expect(failed.audit.status).toBe('failed');
           expect(JSON.stringify(failed)).toMatch(/Blocked by sync window/);
-          expect((await t.appProject.runningImage(TEAM, 'web'))?.split(':').at(-1)).toBe(next);
+          expect(await t.appProject.runningImage(TEAM, 'web')).toBe(imageAfter);
         } finally {
           await t.appProject.removeSyncWindow(TEAM, strict.description);
         }
