@@ -79,6 +79,8 @@ export interface ServerOverrides {
   oauthFetch?: typeof fetch;
   /** Milliseconds between heartbeats of idle event streams (default `HEARTBEAT_MS` of `rest/routes.ts`). */
   heartbeatMs?: number;
+  /** Where the built web console is (default `dist/console/`; tests build their own). */
+  consoleDir?: string;
 }
 
 /**
@@ -210,6 +212,8 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   // it is built at the first OAuth request (registration, metadata, a refresh), and oidc-provider is not loaded before.
   if (upstreams.length) await oauth();
   const oauthLimit = createOAuthLimit({ redis, trustProxy: config.trustProxy, log });
+  // The console calls the token endpoint on this listener; its port is known once it listens (port 0 in tests).
+  let localUrl = '';
   const app = createRestApp({
     tools: checkedTools(),
     config,
@@ -244,6 +248,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     metrics,
     metricsToken: config.metricsToken,
     draining: draining.signal,
+    console: { localUrl: () => localUrl, dir: overrides.consoleDir },
   });
   logMemory(log, 'app');
   const http = app.listen(config.port, config.host);
@@ -295,6 +300,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   };
   const port = (http.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  localUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,

@@ -4,7 +4,7 @@
  * option, and the usage errors, which end with exit code 2 (`bin/client/errors.ts` has the others: 1 failed,
  * 3 not signed in).
  *
- * The operator commands (`serve`, `mcp`, `token`, `scaffold`, `openapi`) keep their own options and help: commander
+ * The operator commands (`serve`, `mcp`, `token`, `console`, `scaffold`, `openapi`) keep their own options and help: commander
  * dispatches to them and passes everything after the name through (`run(argv)` → exit code).
  *
  * Adding a command: one file in `bin/commands/` exporting a function that returns a commander `Command`, and one line
@@ -63,7 +63,7 @@ const PEOPLE_COMMANDS: (() => Command)[] = [
 ];
 
 /** The operator commands: each module exports `summary` and `run(argv): Promise<exit code>`. */
-const OPERATOR_COMMANDS = ['serve', 'dev', 'mcp', 'token', 'scaffold', 'openapi'] as const;
+const OPERATOR_COMMANDS = ['serve', 'dev', 'mcp', 'token', 'console', 'scaffold', 'openapi'] as const;
 
 interface OperatorModule {
   summary: string;
@@ -116,7 +116,9 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
   for (const name of OPERATOR_COMMANDS) {
     const module = await load(name);
     program
-      .command(name)
+      // `pds console` (a sandbox's one-time console sign-in link) is named where it is needed (npm start's banner,
+      // pds dev, the console's sign-in page, README): it works, unlisted, so the help keeps to one screen.
+      .command(name, { hidden: name === 'console' })
       .summary(module.summary)
       .description(`${module.summary} (its own options: pds ${name} --help)`)
       .helpOption(false)

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const entry = path.join(root, 'dist/bin/main.js');
 
-/** The newest modification time (ms) of what `npm run build` reads, walking tsconfig.build.json's `include`. */
+/** The newest modification time (ms) of what `npm run build` reads: tsconfig.build.json's `include`, and `console/`. */
 function newestSource() {
   const config = JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8'));
   let newest = Math.max(statSync(path.join(root, 'tsconfig.build.json')).mtimeMs, statSync(path.join(root, 'tsconfig.json')).mtimeMs);
@@ -21,6 +21,8 @@ function newestSource() {
       for (const name of readdirSync(file)) if (name !== 'node_modules' && name !== 'dist') visit(path.join(file, name));
     } else newest = Math.max(newest, stat.mtimeMs);
   };
+  // The web console and the MCP App views (console/, built into dist/console/), beside what tsc reads.
+  visit(path.join(root, 'console'));
   for (const pattern of config.include) {
     if (pattern.includes('*')) {
       // "*.ts": the root's own files.

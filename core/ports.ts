@@ -83,6 +83,8 @@ export interface WorkflowSubmission<K extends OperationId = OperationId> {
   audit: AuditEntry;
   /** The uid of the tenant the operation acts on when it exists at submission (absent for create-tenant). */
   tenantUid?: string;
+  /** The failed workflow this execution retries (`POST /api/v1/workflows/{name}/retry`), recorded beside it. */
+  retryOf?: string;
   /**
    * The approval the tenant's policy asks for (issue 20 item 2): the engine records it with the workflow and the
    * `approval.requested` event in the same write, and runs nothing (creates no Argo Workflow) until it is approved.
@@ -116,8 +118,24 @@ export interface WorkflowRun {
   parameters: Record<string, string>;
   /** Its steps in order, with their progress; empty when the engine does not report steps. */
   steps: WorkflowStep[];
+  /** Who asked to stop it (`POST /api/v1/workflows/{name}/cancel`), once someone did. */
+  cancelledBy?: string;
+  /** The failed workflow it retries, when it is a retry. */
+  retryOf?: string;
   /** The approval it waits or waited for, when its tenant's policy asked for one (issue 20 item 2). */
   approval?: WorkflowApproval;
+}
+
+/** A request to stop a workflow (issue 22 item 5). */
+export interface CancelRequest {
+  /** Who cancels: the settled message says `cancelled by <userId>`. */
+  userId: string;
+  /** Why, when the person said, e.g. `wrong tag`; appended to the message. */
+  reason?: string;
+  /**
+   * Kubernetes: Argo's `Terminate` (no exit handlers) in place of `Stop`. The sandbox stops between steps either way.
+   */
+  force?: boolean;
 }
 
 /** A decision that settles a workflow waiting for approval `failed` without running it. */
@@ -157,6 +175,16 @@ export interface WorkflowEngine {
   get(name: string): Promise<WorkflowRun | undefined>;
   /** The newest workflows `query.visible` allows and the filters select, at most `query.limit`, newest first. */
   list(query: WorkflowQuery): Promise<WorkflowRun[]>;
+  /**
+   * Stop a workflow that has not settled (running, queued, or awaiting approval): the sandbox stops between steps and
+   * puts back the service the workflow was rolling out, as it stood before; Argo Workflows gets `spec.shutdown`
+   * (`Stop`, or `Terminate` with `force`: https://argo-workflows.readthedocs.io/en/latest/cli/argo_stop/). The workflow
+   * and its audit entry settle `failed` with `cancelled by <user>` (on Kubernetes once Argo has stopped it).
+   * @returns the workflow after the request (settled in the sandbox; on Kubernetes maybe still stopping).
+   * @throws NotFound when the engine does not know the name; Conflict when it has settled already; Upstream when the
+   *   engine cannot be reached.
+   */
+  cancel(name: string, request: CancelRequest): Promise<WorkflowRun>;
   /** Register a listener called once per workflow when it reaches `succeeded` or `failed`. */
   onSettled(listener: (run: WorkflowRun) => void): void;
   /**

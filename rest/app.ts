@@ -27,6 +27,7 @@ import type { AuthLimits } from './auth-limit.js';
 import { readJsonBody } from './body.js';
 import { docsRouter } from './docs.js';
 import { errorMiddleware, statusWithoutBody } from './errors.js';
+import { consoleRouter } from './console.js';
 import { homeRouter } from './home.js';
 import { iconRouter } from './icon.js';
 import { mcpRouter, readMcpBody } from './mcp.js';
@@ -65,6 +66,11 @@ export interface RestAppOptions {
   heartbeatMs?: number;
   /** Aborted when pds begins shutting down: `/readyz` then answers 503 so load balancers stop sending traffic. */
   draining?: AbortSignal;
+  /**
+   * The web console (`rest/console.ts`): the server's own listener for its token calls (default: the configured
+   * host and port), and where its built files are (default: `dist/console/`).
+   */
+  console?: { localUrl?: () => string; dir?: string };
 }
 
 /**
@@ -161,6 +167,18 @@ export function createRestApp(options: RestAppOptions): Koa {
   app.use(statusWithoutBody());
   app.use(methods.allowedMethods());
   app.use(health.routes());
+  app.use(
+    consoleRouter({
+      baseUrl: config.baseUrl,
+      backend: invokeDeps.platform.kind,
+      secret: invokeDeps.confirmSecret,
+      store: invokeDeps.platform.oauth,
+      once: invokeDeps.platform.once,
+      localUrl: options.console?.localUrl ?? (() => `http://127.0.0.1:${config.port}`),
+      dir: options.console?.dir,
+      log: options.log ?? silentLogger,
+    }).routes(),
+  );
   app.use(homeRouter(invokeDeps.config.baseUrl).routes());
   app.use(docsRouter().routes());
   app.use(iconRouter().routes());

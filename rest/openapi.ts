@@ -154,6 +154,7 @@ function operationFor(tool: AnyTool): Schema {
     403: errorResponse('Admin access required, access denied to this tenant, or pds is read-only'),
   };
   if (inPath.length) responses[404] = errorResponse('Not found: the message says what (tenant, service, operation, …)');
+  if (binding.conflict) responses[409] = errorResponse(`Conflict: ${binding.conflict}`);
   responses[429] = errorResponse('Rate limit exceeded (300 requests/min per user; 20 writes/min per user)');
   return {
     operationId: tool.name,

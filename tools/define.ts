@@ -35,6 +35,8 @@ export interface RestBinding {
    * submits (`wait_seconds` on the execute path, which is no operation parameter).
    */
   query?: readonly string[];
+  /** When the route answers 409 (`CONFLICT`): what the state was, for OpenAPI (e.g. "the workflow has settled"). */
+  conflict?: string;
 }
 
 const PATH_PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

@@ -141,7 +141,11 @@ async function diagnose(platform: Platform, identity: Identity, door: Door, serv
     };
     const what = `${last.operation}${last.parameters.action ? ` (${last.parameters.action})` : ''} ${last.workflowName}`;
     const rolledBack = rollout?.phase === 'Aborted' && rollout.workflowName === last.workflowName;
-    if (lastWorkflow.status === 'failed' && rolledBack) {
+    if (lastWorkflow.status === 'failed' && run?.cancelledBy) {
+      // Stopped on purpose (issue 22): the service was left on its last good version, so this alone is no failure.
+      findings.push({ area: 'workflow', severity: 'info', message: `last workflow ${what} was ${message}; the service runs what it ran before` });
+      act({ tool: 'platform_retry_workflow', arguments: { name: last.workflowName } });
+    } else if (lastWorkflow.status === 'failed' && rolledBack) {
       // The release failed but protected the service: it serves the stable tag. A warning, not a failing service.
       findings.push({
         area: 'rollout',

@@ -108,8 +108,8 @@ export const listTenantEvents = defineTool({
   name: 'platform_list_tenant_events',
   title: 'List tenant events',
   description:
-    'What happened in one tenant that is not an execution, newest first: policy changes (who, the old and new policy) ' +
-    'and freeze overrides (who, which window, the reason). Executions are in the audit trail instead. At most ' +
+    'What happened in one tenant that is not an execution, newest first: policy changes (who, the old and new policy), ' +
+    'freeze overrides (who, which window, the reason) and cancelled workflows. Executions are in the audit trail instead. At most ' +
     `${EVENTS_MAX_LIMIT} events (default ${EVENTS_DEFAULT_LIMIT}). Needs membership of the tenant (any role). Changes nothing.`,
   input: z.object({
     name: TeamName.describe('Tenant name, e.g. "acme"'),

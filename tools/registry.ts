@@ -15,6 +15,7 @@ import { rolloutTools } from './rollouts.js';
 import { scaffoldTools } from './scaffold.js';
 import { serviceTools } from './services.js';
 import { tenantTools } from './tenants.js';
+import { workflowControlTools } from './workflow-control.js';
 import { workflowStreams, workflowTools } from './workflows.js';
 
 /** Every tool, in the order clients list them. */
@@ -27,6 +28,7 @@ export const allTools: readonly AnyTool[] = [
   ...logTools,
   ...resourceTools,
   ...workflowTools,
+  ...workflowControlTools,
   ...diagnoseTools,
   ...repoTools,
   ...operationsTools,

@@ -24,7 +24,8 @@ import {
 /** Entries `GET /api/v1/audit` returns (`docs/api.md#limits`). */
 export const AUDIT_LIMIT = 50;
 
-const WorkflowName = z
+/** A workflow name as an execution returns it. */
+export const WorkflowName = z
   .string()
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a workflow name as returned by an execution, e.g. "deploy-service-x7k2p"')
   .max(253);
@@ -91,6 +92,8 @@ export const getWorkflow = defineTool({
     audit: AuditEntry,
     note: z.string().describe('Progress or outcome as the workflow engine reports it'),
     steps: z.array(WorkflowStep),
+    cancelledBy: z.string().optional().describe('Who cancelled it, once someone did'),
+    retryOf: z.string().optional().describe('The failed workflow it retries'),
     approval: WorkflowApproval.optional().describe('The approval it waits or waited for, when its tenant\'s policy asked for one'),
   }),
   rest: { method: 'GET', path: '/api/v1/workflows/{name}' },
@@ -118,6 +121,8 @@ export const getWorkflow = defineTool({
       steps: run?.steps ?? [],
       ...details,
       ...(run?.approval ? { approval: run.approval } : {}),
+      ...(run?.cancelledBy && { cancelledBy: run.cancelledBy }),
+      ...(run?.retryOf && { retryOf: run.retryOf }),
     };
   },
 });

@@ -14,16 +14,22 @@
  * resourceVersion, shared by every caller). The first replica to see a Workflow finish settles its record and audit
  * entry (an idempotent conditional update); Workflows that finished, or vanished, while pds was down are settled by
  * the ghost reconciler once the informer has listed them.
+ *
+ * A cancellation (issue 22) records who asked on the workflow record, then sets the Workflow's `spec.shutdown`
+ * (`Stop`, or `Terminate` with `force`); Argo stops its running step and ends it `Failed`, and pds settles it with
+ * `cancelled by <user>` in place of Argo's "Stopped with strategy 'Stop'". A record without a Workflow (not created
+ * yet, e.g. awaiting approval, or gone) is settled at once.
  */
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { NotFound, PlatformError, Upstream } from '../../core/errors.js';
+import { Conflict, NotFound, PlatformError, Upstream } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { AuditStatus } from '../../core/model.js';
 import { applicationName, workflowTemplateName } from '../../core/names.js';
 import { waitingMessage, workflowApproval, type Approval } from '../../core/governance/approvals.js';
 import { isOperationId, type OperationId, type OperationParams } from '../../core/operations/index.js';
-import type { AwaitingOutcome, WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
+import type { AwaitingOutcome, CancelRequest, WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
+import { cancelledMessage, settledRefusal } from '../../core/workflow-control.js';
 import type { RecordStore, WorkflowRecord } from '../sql/index.js';
 import { describe, type ClusterCache } from './informers.js';
 import { ANNOTATION, ARGO_GROUP, ARGO_LABEL, ARGO_VERSION, LABEL, type Workflow, type WorkflowMetadata, type WorkflowNode } from './objects.js';
@@ -190,6 +196,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
         tenantUid: recordedUid,
         // Kept (secret values included) until the Workflow is created at approval; deleted when the workflow settles.
         ...(approval ? { approvalId: approval.id, arguments: submission.parameters } : {}),
+        ...(submission.retryOf !== undefined ? { retryOf: submission.retryOf } : {}),
       });
       if (approval) {
         await tx.approvals.create({
@@ -324,6 +331,40 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
         throw new Upstream(`could not write the environment Secret of workflow ${name}: ${reason(err)}`, { cause: err });
       }
     }
+  }
+
+  /**
+   * Stop workflow `name`: record who asked (and why), then patch its Workflow's `spec.shutdown` to `Stop` (`Terminate`
+   * with `request.force`), as `argo stop` / `argo terminate` do
+   * (https://argo-workflows.readthedocs.io/en/latest/cli/argo_stop/). Argo stops the running step and ends the Workflow
+   * `Failed`; the informer then settles the record and audit entry with `cancelled by <user>`. When there is no
+   * Workflow (not created yet, or deleted) the record is settled at once.
+   * @returns the workflow as it stands after the request (usually still stopping).
+   * @throws NotFound for an unknown name; Conflict when it has settled; Upstream when the API server refuses the patch.
+   */
+  async cancel(name: string, request: CancelRequest): Promise<ClusterWorkflowRun> {
+    // Waiting for approval: no Argo Workflow exists; the approval closes as cancelled (issue 20 item 2).
+    const waiting = { state: 'cancelled' as const, userId: request.userId, reason: request.reason ?? 'no reason given', timestamp: this.now().toISOString() };
+    if (await this.settleAwaiting(name, waiting)) return (await this.get(name))!;
+    const record = await this.options.records.transaction((tx) => tx.workflows.markCancelled(name, request));
+    if (!record) {
+      const known = await this.options.records.workflows.get(name);
+      if (!known) throw new NotFound(`workflow not found: ${name}`);
+      throw new Conflict(settledRefusal({ name, phase: known.phase, ...(known.finishedAt ? { finishedAt: known.finishedAt } : {}) }));
+    }
+    const shutdown = request.force ? 'Terminate' : 'Stop';
+    try {
+      // JSON Patch `add` replaces a value that is there: a second cancel may turn a Stop into a Terminate.
+      await this.custom.patchNamespacedCustomObject({ ...this.argo(), name, body: [{ op: 'add', path: '/spec/shutdown', value: shutdown }] });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) {
+        // Not stopped: a later failure of its own must not read as this cancellation.
+        await this.options.records.workflows.unmarkCancelled(name).catch(() => undefined);
+        throw new Upstream(`Argo Workflows refused to stop workflow ${name}: ${reason(err)}`, { cause: err });
+      }
+      await this.settle(record, 'failed', cancelledMessage(request), undefined);
+    }
+    return (await this.get(name))!;
   }
 
   /**
@@ -514,7 +555,9 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     }
   }
 
-  private async settle(record: WorkflowRecord, phase: 'succeeded' | 'failed', message: string, workflow: Workflow | undefined, steps?: WorkflowStep[]): Promise<void> {
+  private async settle(record: WorkflowRecord, phase: 'succeeded' | 'failed', outcome: string, workflow: Workflow | undefined, steps?: WorkflowStep[]): Promise<void> {
+    // A workflow someone stopped says who did, not Argo's "Stopped with strategy 'Stop'".
+    const message = phase === 'failed' && record.cancelledBy ? cancelledMessage({ userId: record.cancelledBy, reason: record.cancelReason }) : outcome;
     const finishedAt = workflow?.status?.finishedAt ?? this.now().toISOString();
     // create-tenant made a tenant the record could not name yet: its uid is the one pds minted (the Workflow's annotation).
     const minted = record.operation === 'create-tenant' && phase === 'succeeded' ? workflow?.metadata?.annotations?.[ANNOTATION.uid] : undefined;
@@ -547,11 +590,12 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     };
     // The record wins once settled (it is what the audit entry says); before that, the live Workflow.
     const settled = record.phase !== 'submitted';
+    const stopped = live?.phase === 'failed' && record.cancelledBy ? cancelledMessage({ userId: record.cancelledBy, reason: record.cancelReason }) : undefined;
     const run: ClusterWorkflowRun = {
       name: record.name,
       operation: record.operation as OperationId,
       phase: settled ? record.phase : (live?.phase ?? 'submitted'),
-      message: settled ? record.message : (live?.message ?? record.message),
+      message: settled ? record.message : (stopped ?? live?.message ?? record.message),
       startedAt: record.startedAt,
       userId: record.userId,
       parameters: record.parameters,
@@ -562,6 +606,8 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     if (record.tenant) run.team = record.tenant;
     if (record.service) run.service = record.service;
     if (record.tenantUid) run.tenantUid = record.tenantUid;
+    if (record.cancelledBy) run.cancelledBy = record.cancelledBy;
+    if (record.retryOf) run.retryOf = record.retryOf;
     return run;
   }
 }

@@ -18,16 +18,20 @@
  * - A step that throws fails the workflow with the error's message (`docs/api.md#workflow-and-audit-status`: submitted →
  *   succeeded | failed); the service it was rolling out is marked `Degraded` with that message. A step that could not
  *   commit because the database was unavailable is retried; nothing of it was recorded.
+ * - **Cancel (issue 22).** A cancellation locks the workflow, so it falls between two steps (a step is one transaction:
+ *   never half-applied), puts the service it was rolling out back as it was, and settles it `failed` with `cancelled
+ *   by <user>`; the step that would have run next finds it settled and never runs.
  */
 import { hostname } from 'node:os';
-import { isPlatformError, NotFound, Unavailable, Upstream } from '../../core/errors.js';
+import { Conflict, isPlatformError, NotFound, Unavailable, Upstream } from '../../core/errors.js';
 import { waitingMessage, workflowApproval, type Approval } from '../../core/governance/approvals.js';
 import type { Logger } from '../../core/logger.js';
-import { applicationName, workflowTemplateName } from '../../core/names.js';
+import { applicationName, previewName, workflowTemplateName } from '../../core/names.js';
 import type { OperationId, OperationParams } from '../../core/operations/index.js';
 import type { PinnedImage } from '../../core/operations/service-operations.js';
 import { DEFAULT_BUILD_FILE, sourceImage } from '../../core/images.js';
-import type { AwaitingOutcome, WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
+import { cancelledMessage, settledRefusal } from '../../core/workflow-control.js';
+import type { AwaitingOutcome, CancelRequest, WorkflowEngine, WorkflowQuery, WorkflowRun, WorkflowStep, WorkflowSubmission } from '../../core/ports.js';
 import { LeaseLost, leaseOwnerId, type LogRecord, type RecordStore, type Records, type StepProgress } from '../sql/index.js';
 import { isDatabaseError } from '../sql/errors.js';
 import { loadTenantDraft, saveTenantDraft, type TenantDraft } from '../sql/tenant-records.js';
@@ -55,6 +59,11 @@ export interface EngineOptions {
   env: OperationEnv;
   /** Called after every committed step, e.g. so the preview reaper can re-arm its timer. */
   afterCommit?: () => void;
+  /**
+   * Awaited before each step runs, outside any transaction: a test holds a step open with it (the step shows
+   * `running` meanwhile) and releases it, to cancel a workflow mid-run without sleeping. Default: none.
+   */
+  beforeStep?: (workflow: string, step: number) => Promise<void>;
   log: Logger;
 }
 
@@ -145,6 +154,7 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
         arguments: plan.pin ? { ...submission.parameters, [PIN]: plan.pin } : submission.parameters,
         ...(submission.tenantUid !== undefined ? { tenantUid: submission.tenantUid } : {}),
         ...(approval ? { approvalId: approval.id } : {}),
+        ...(submission.retryOf !== undefined ? { retryOf: submission.retryOf } : {}),
       });
       await tx.audit.append({ ...submission.audit, workflowName: submission.name }, submission.tenantUid !== undefined ? { tenantUid: submission.tenantUid } : {});
       if (approval) {
@@ -214,6 +224,50 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
     const image = sourceImage(sandboxRegistry(this.options.env), { repo: p.dockerfile_repo, tag: p.git_tag, dockerfilePath });
     const digest = await this.options.store.images.built(image);
     return digest ? { ...submission, parameters: { ...p, image_digest: digest } as unknown as OperationParams } : submission;
+  }
+
+  /**
+   * Stop an unfinished workflow between two steps: in one transaction, lock it (a step in progress commits first),
+   * put back the service it was rolling out (a service it registered and never deployed is removed, one it was moving
+   * to another tag or config goes on running the last good one, Synced and Healthy), mark the step it stopped at
+   * `failed`, and settle it and its audit entry `failed` with `cancelled by <user>[: reason]`. Whichever process
+   * holds its lease then finds it settled and runs nothing more of it. Steps already done stay done.
+   * @throws NotFound when no workflow has that name; Conflict when it has settled already.
+   */
+  async cancel(name: string, request: CancelRequest): Promise<WorkflowRun> {
+    const { store, now } = this.options;
+    // Waiting for approval: nothing ran; the approval closes as cancelled (issue 20 item 2).
+    const waiting = { state: 'cancelled' as const, userId: request.userId, reason: request.reason ?? 'no reason given', timestamp: now().toISOString() };
+    if (await this.settleAwaiting(name, waiting)) return (await this.get(name))!;
+    const message = cancelledMessage(request);
+    const record = await store.transaction(async (tx) => {
+      const held = await tx.workflows.markCancelled(name, request);
+      if (!held) {
+        const known = await tx.workflows.get(name);
+        if (!known) throw new NotFound(`workflow not found: ${name}`);
+        throw new Conflict(settledRefusal(toRun(known)));
+      }
+      const at = now().toISOString();
+      const steps: StepProgress[] = held.steps.map((s) => ({ ...s }));
+      // The step it stopped at: the one due next, once the workflow has begun (a queued one stopped at none).
+      const begun = held.leaseOwner !== undefined || held.nextStep > 0;
+      if (begun && steps[held.nextStep]) steps[held.nextStep] = { ...steps[held.nextStep]!, status: 'failed', startedAt: at, finishedAt: at };
+      const restored = held.service ? await restoreService(tx, held, request.userId) : undefined;
+      if (held.tenant) {
+        const label = { source: 'workflow', workflow: name, step: held.steps[held.nextStep]?.name ?? '' };
+        await tx.logs.append([
+          { team: held.tenant, app: held.service, timestamp: at, line: `workflow ${name} ${message}${restored ? `; ${restored}` : ''}`, labels: label },
+        ]);
+      }
+      await tx.workflows.settle(name, { phase: 'failed', message, finishedAt: at, steps });
+      return { ...held, steps, phase: 'failed' as const, message, finishedAt: at };
+    });
+    this.options.afterCommit?.();
+    const run = toRun(record);
+    this.changed(run, record.nextStep);
+    this.notify(run);
+    this.wake(0); // the next workflow of its queue may run now
+    return run;
   }
 
   /** The workflow, or `undefined` when no workflow of that name was submitted. */
@@ -360,6 +414,8 @@ export class SandboxWorkflowEngine implements WorkflowEngine {
    * next step, or notify and look for the next workflow of its queue.
    */
   private async advance(name: string, index: number): Promise<void> {
+    if (this.closed) return;
+    await this.options.beforeStep?.(name, index);
     if (this.closed) return;
     const { store } = this.options;
     let record: WorkflowRecord;
@@ -614,6 +670,37 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/**
+ * Put back the service a cancelled workflow was rolling out (it is the workflow's `activeWorkflow`): removed when the
+ * workflow registered it and nothing of it ever ran (an onboarding or a preview), else Synced and Healthy on the tag it
+ * runs (the rollout never reached the step that records a new one).
+ * @returns what was done, for the log; `undefined` when the workflow was rolling out no service.
+ */
+async function restoreService(tx: Records, record: WorkflowRecord, userId: string): Promise<string | undefined> {
+  const tag = record.parameters.image_tag;
+  const names = [record.service, ...(record.operation === 'preview-deploy' && tag ? [previewName(record.service, tag)] : [])];
+  const services = await Promise.all(names.map((n) => tx.services.get(record.tenant, n)));
+  const service = services.find((s) => s?.activeWorkflow === record.name);
+  if (!service) return undefined;
+  if (!service.imageTag && service.deployedTags.length === 0) {
+    await tx.services.delete(service.team, service.name);
+    return `${service.team}/${service.name} was never deployed and is removed`;
+  }
+  service.syncStatus = 'Synced';
+  service.healthStatus = 'Healthy';
+  service.message = `${record.operation} ${record.name} cancelled by ${userId}; running ${service.imageTag}`;
+  const rollout = service.rollout;
+  if (rollout?.workflowName === record.name && (rollout.phase === 'Progressing' || rollout.phase === 'Paused')) {
+    // A canary or blue-green release under way goes back to stable, as an abort by hand does.
+    service.message = `rolled back: ${rollout.canaryTag} cancelled by ${userId}; all traffic is on ${rollout.stableTag} again`;
+    service.rollout = { ...rollout, phase: 'Aborted', canaryWeight: 0, message: service.message };
+    delete service.rollout.pausedUntil;
+  }
+  delete service.activeWorkflow;
+  await tx.services.put(service);
+  return `${service.team}/${service.name} stays on ${service.imageTag}`;
+}
+
 function failureMessage(err: unknown, step: string): string {
   if (isPlatformError(err)) return err.message;
   const detail = err instanceof Error ? err.message : String(err);
@@ -653,5 +740,7 @@ export function toRun(record: WorkflowRecord): WorkflowRun {
   if (record.parameters.team_name) run.team = record.parameters.team_name;
   if (record.parameters.component_name) run.service = record.parameters.component_name;
   if (record.tenantUid) run.tenantUid = record.tenantUid;
+  if (record.cancelledBy) run.cancelledBy = record.cancelledBy;
+  if (record.retryOf) run.retryOf = record.retryOf;
   return run;
 }

@@ -76,6 +76,8 @@ export interface SandboxOptions {
   shutdown?: AbortSignal;
   /** Webhook signing and delivery (default: private addresses refused, a random sealing key for this process). */
   webhooks?: WebhookOptions;
+  /** Awaited before each workflow step (tests hold a step open with it: `EngineOptions.beforeStep`). */
+  beforeStep?: (workflow: string, step: number) => Promise<void>;
 }
 
 const HOUR_MS = 3_600_000;
@@ -125,6 +127,7 @@ export async function createSandboxPlatform(options: SandboxOptions): Promise<Pl
       now,
       env,
       afterCommit: () => void reaper.rearm(),
+      ...(options.beforeStep ? { beforeStep: options.beforeStep } : {}),
       log,
     });
     observer = new SandboxObserver({ engine, store, env, now, log });

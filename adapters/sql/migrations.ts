@@ -441,6 +441,18 @@ const rollouts: Migration = {
   },
 };
 
+/**
+ * Stop and retry (issue 22 item 5): who asked to stop an unfinished workflow and why (the engine settles it
+ * `cancelled by <user>: <reason>`), and the failed workflow a retry re-runs. Both null for every workflow from before.
+ */
+const workflowControl: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('workflows').addColumn('cancelled_by', 'text').execute();
+    await db.schema.alterTable('workflows').addColumn('cancel_reason', 'text').execute();
+    await db.schema.alterTable('workflows').addColumn('retry_of', 'text').execute();
+  },
+};
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
   return {
@@ -454,6 +466,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0008-images': images(engine),
     '0009-repository-ids': repositoryIds,
     '0010-rollouts': rollouts,
+    '0011-workflow-control': workflowControl,
   };
 }
 

@@ -112,6 +112,12 @@ export interface WorkflowRecord {
   leaseOwner?: string;
   /** Milliseconds since the epoch; the lease is free at and after this. */
   leaseExpiresAt?: number;
+  /** Who asked to stop it, once someone did (issue 22). */
+  cancelledBy?: string;
+  /** Why it was cancelled, when the person said. */
+  cancelReason?: string;
+  /** The failed workflow it retries, when it is a retry (issue 22). */
+  retryOf?: string;
   /** The approval it waits or waited for (issue 20 item 2), when its tenant's policy asked for one. */
   approvalId?: string;
   /** True while it waits for approval: nothing of it runs, it holds no place in its queue, it is no ghost. */

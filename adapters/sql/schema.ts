@@ -107,6 +107,12 @@ export interface WorkflowsTable {
   lease_owner: string | null;
   /** Milliseconds since the epoch; the lease is free at and after this instant. */
   lease_expires_at: number | null;
+  /** Who asked to stop it (issue 22), once someone did; null otherwise. */
+  cancelled_by: string | null;
+  /** Why, when the person who cancelled said. */
+  cancel_reason: string | null;
+  /** The failed workflow it retries (issue 22), when it is a retry. */
+  retry_of: string | null;
   /** The approval it waits or waited for (`approvals.id`), when its tenant's policy asked for one. */
   approval_id: string | null;
   /** 1 while it waits for approval: not claimed, not queued ahead of others, not a ghost; else 0. */

@@ -57,6 +57,8 @@ export interface NewWorkflow {
    * `workflow_arguments` and deleted when the workflow settles. Any JSON value.
    */
   arguments?: unknown;
+  /** The failed workflow this one retries (issue 22). */
+  retryOf?: string;
   /** The approval it waits for (issue 20 item 2): it is recorded waiting, and runs only once approved. */
   approvalId?: string;
 }
@@ -142,6 +144,9 @@ export class WorkflowStore {
           due_at: workflow.dueAt ?? 0,
           lease_owner: null,
           lease_expires_at: null,
+          cancelled_by: null,
+          cancel_reason: null,
+          retry_of: workflow.retryOf ?? null,
           approval_id: workflow.approvalId ?? null,
           awaiting_approval: workflow.approvalId ? 1 : 0,
         })
@@ -318,6 +323,27 @@ export class WorkflowStore {
   }
 
   /**
+   * Inside a cancellation's transaction: lock the unfinished workflow `name` (PostgreSQL `FOR UPDATE`, so a step of it
+   * in progress commits first and the next one finds it settled) and record who asked to stop it, whoever holds its
+   * lease.
+   * @returns the workflow as it stands, or `undefined` when there is none of that name or it has settled.
+   */
+  async markCancelled(name: string, by: { userId: string; reason?: string }): Promise<WorkflowRecord | undefined> {
+    let query = this.db.selectFrom('workflows').selectAll().where('name', '=', name);
+    if (this.engine === 'postgres') query = query.forUpdate();
+    const row = await query.executeTakeFirst();
+    if (!row || row.phase !== 'submitted') return undefined;
+    const set = { cancelled_by: by.userId, cancel_reason: by.reason ?? null };
+    await this.db.updateTable('workflows').set(set).where('name', '=', name).where('phase', '=', 'submitted').execute();
+    return fromRow({ ...row, ...set });
+  }
+
+  /** Forget a cancellation that could not be carried out (the engine refused it), while the workflow is unfinished. */
+  async unmarkCancelled(name: string): Promise<void> {
+    await this.db.updateTable('workflows').set({ cancelled_by: null, cancel_reason: null }).where('name', '=', name).where('phase', '=', 'submitted').execute();
+  }
+
+  /**
    * Leave a promote or abort by hand for the rollout step of an unfinished workflow (issue 22), replacing one not yet
    * acted on, and make its next step due now.
    * @returns false when the workflow does not exist or has settled.
@@ -489,6 +515,9 @@ function fromRow(row: Selectable<WorkflowsTable>): WorkflowRecord {
   if (row.tenant_uid !== null) record.tenantUid = row.tenant_uid;
   if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;
   if (row.lease_expires_at !== null) record.leaseExpiresAt = row.lease_expires_at;
+  if (row.cancelled_by) record.cancelledBy = row.cancelled_by;
+  if (row.cancel_reason) record.cancelReason = row.cancel_reason;
+  if (row.retry_of) record.retryOf = row.retry_of;
   if (row.rollout_command) record.rolloutCommand = json<RolloutCommand>(row.rollout_command);
   return record;
 }

@@ -56,6 +56,19 @@ export const OAUTH_ROUTES = {
   code_verification: '/oauth/device',
 } as const;
 
+/**
+ * The client id of the web console's server side (issue 21 item 2: the console's backend-for-frontend), a confidential
+ * web client whose secret derives from the HS256 secret ({@link consoleClientSecret}), so every replica knows it and
+ * nothing needs registering.
+ */
+export const CONSOLE_CLIENT_ID = 'pds-console';
+/** The console's one redirect URI: `{base}/console/callback` (`rest/console.ts`). */
+export const consoleRedirectUri = (baseUrl: string): string => `${baseUrl}/console/callback`;
+/** The console client's secret (client_secret_basic), derived from the HS256 secret; it never leaves the server. */
+export function consoleClientSecret(secret: Uint8Array): string {
+  return derive(secret, 'console client secret').toString('base64url');
+}
+
 /** Path of a sign-in interaction page. */
 export const interactionPath = (uid: string): string => `/oauth/interaction/${uid}`;
 
@@ -160,13 +173,23 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
     response_types: ['code'],
   };
+  const consoleClient: ClientMetadata = {
+    client_id: CONSOLE_CLIENT_ID,
+    client_secret: consoleClientSecret(options.secret),
+    client_name: 'pds web console',
+    application_type: 'web',
+    token_endpoint_auth_method: 'client_secret_basic',
+    redirect_uris: [consoleRedirectUri(baseUrl)],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  };
   const html = (ctx: KoaContextWithOIDC, body: string) => {
     ctx.type = 'html';
     ctx.body = body;
   };
   const configuration: Configuration = {
     adapter: storeAdapter(store) as unknown as Configuration['adapter'],
-    clients: options.githubActions ? [cli, CI_CLIENT] : [cli],
+    clients: options.githubActions ? [cli, consoleClient, CI_CLIENT] : [cli, consoleClient],
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], id_token_signed_response_alg: 'EdDSA' },
     enabledJWA: { idTokenSigningAlgValues: ['EdDSA'] },
     jwks: { keys: [idTokenKey(options.secret) as never] },

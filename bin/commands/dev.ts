@@ -125,7 +125,7 @@ export async function run(argv: string[]): Promise<number> {
   process.stdout.write(lines);
   log.info(
     { baseUrl, admin: user, state: config.dataDir, envFile, tokenTtlSeconds: ttl },
-    `pds dev: the sandbox at ${baseUrl} with ${user} as platform admin; in another shell: . ${path.relative(process.cwd(), envFile) || envFile} (or paste the export lines). Ctrl-C stops it`,
+    `pds dev: the sandbox at ${baseUrl} with ${user} as platform admin; in another shell: . ${path.relative(process.cwd(), envFile) || envFile} (or paste the export lines); the web console is ${baseUrl}/ (a sign-in link, there: npx pds console --user ${user}). Ctrl-C stops it`,
   );
   await stopped;
   rmSync(envFile, { force: true });

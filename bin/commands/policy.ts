@@ -35,6 +35,7 @@ function eventDetails(e: any): string {
     return `${e.data.workflowName} needs ${e.data.required} of ${e.data.approvers.join(', ')} until ${e.data.expiresAt}`;
   }
   if (e.type === 'approval.decided') return `${e.data.workflowName} ${e.data.decision}${e.data.comment ? `: ${e.data.comment}` : ''}`;
+  if (e.type === 'workflow.cancelled') return `${e.data.workflowName} (${e.data.operation})${e.data.reason ? `: ${e.data.reason}` : ''}`;
   if (e.type === 'rollout.promoted' || e.type === 'rollout.aborted') {
     return `${e.data.service} ${e.data.canaryTag} (stable ${e.data.stableTag}), ${e.data.workflowName}`;
   }

@@ -12,7 +12,7 @@ import { CliError } from '../client/errors.js';
 import { executeOperation, submit, withWait } from '../client/execute.js';
 
 /** Ask on stderr, read one line of stdin; no line (end of input) is no. */
-async function confirmed(question: string): Promise<boolean> {
+export async function confirmed(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
   try {
     const answer = await Promise.race([rl.question(question), new Promise<string>((resolve) => rl.once('close', () => resolve('')))]);
@@ -23,7 +23,7 @@ async function confirmed(question: string): Promise<boolean> {
 }
 
 /** The plan of a confirmation request, without the API's instructions for sending the value back (the CLI does that). */
-const plan = (message: string) => message.replace(/\s*To proceed, repeat the call[^]*$/, '');
+export const plan = (message: string) => message.replace(/\s*To proceed, repeat the call[^]*$/, '');
 
 export function retireCommand() {
   return withWait(

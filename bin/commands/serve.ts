@@ -35,6 +35,8 @@ export async function run(argv: string[]): Promise<number> {
       admins: config.admins,
     },
     `pds is running at ${base} (backend ${config.backend}${config.readOnly ? ', read-only' : ''}); tokens: npx pds token --user <you>` +
+      // The sandbox has no identity provider of its own: the console's one-time sign-in URL stands in (issue 21).
+      (config.backend === 'sandbox' ? `; web console: ${base}/ (sign in: npx pds console --user <you>)` : `; web console: ${base}/`) +
       (config.admins.length ? '' : '; set PDS_ADMINS=<you> to create tenants (or run `pds dev`: the sandbox with you as admin)'),
   );
   await runUntilSignal(server);

@@ -1,7 +1,8 @@
 /**
  * The tenant event feed (issue 20): what happened in a tenant that is not an execution — policy changes, freeze
- * overrides, webhook changes, promotes and aborts of rollouts by hand, approval requests and decisions. Executions
- * stay in the audit trail (`GET /api/v1/audit`); nothing here is written there.
+ * overrides, webhook changes, promotes and aborts of rollouts by hand, approval requests and decisions, and
+ * cancelled workflows (issue 22 item 5). Executions stay in the audit trail (`GET /api/v1/audit`); nothing here is
+ * written there.
  */
 import { z } from 'zod';
 import { TenantPolicy } from './policy.js';
@@ -77,6 +78,19 @@ const WebhooksChanged = z.object({
   }),
 });
 
+/**
+ * A running or awaiting workflow stopped by a tenant member (issue 22 item 5). The execution's own audit entry settles
+ * `failed` ("cancelled by <user>"); the cancellation itself is this event, never an audit entry.
+ */
+const WorkflowCancelled = z.object({
+  type: z.literal('workflow.cancelled'),
+  data: z.object({
+    workflowName: z.string().describe('The workflow stopped, e.g. "deploy-service-x7k2p"'),
+    operation: z.string().describe('e.g. "deploy-service"'),
+    reason: z.string().optional().describe('Why, as the person gave it, e.g. "wrong tag"'),
+  }),
+});
+
 /** What an event says, by type. */
 export const TenantEventBody = z.discriminatedUnion('type', [
   PolicyChanged,
@@ -86,6 +100,7 @@ export const TenantEventBody = z.discriminatedUnion('type', [
   RolloutAborted,
   ApprovalRequested,
   ApprovalDecided,
+  WorkflowCancelled,
 ]);
 export type TenantEventBody = z.output<typeof TenantEventBody>;
 

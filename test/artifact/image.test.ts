@@ -59,6 +59,15 @@ describe("the Dockerfile's final stage", () => {
     expect((await fetch(`${pds.url}/readyz`)).status).toBe(200);
   });
 
+  it('serves the web console at / to a browser, built into the image by npm run build (issue 21)', async () => {
+    const page = await fetch(`${pds.url}/`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    expect((await fetch(pds.url + script)).status).toBe(200);
+    expect((await fetch(`${pds.url}/`, { headers: { accept: 'application/json' } })).status).toBe(404);
+  });
+
   it('prints its version', () => {
     const [command, ...args] = program(['node', image.cmd.find((a) => a.startsWith('dist/'))!, '--version']);
     const result = spawnSync(command!, args, { cwd: image.workdir, env: { PATH: process.env.PATH!, ...pds.env }, encoding: 'utf8' });

@@ -57,6 +57,9 @@ describe('npm pack', () => {
       expect(files).toContain(file);
     }
     expect(files.some((f) => f.startsWith('dist/templates/') && f.endsWith('.tmpl'))).toBe(true);
+    // The web console, built by Vite (issue 21): its page and its script.
+    expect(files).toContain('dist/console/index.html');
+    expect(files.some((f) => /^dist\/console\/assets\/index-[\w-]+\.js$/.test(f))).toBe(true);
     // No sources, tests, benchmarks or source maps: only what runs.
     expect(files.filter((f) => f.endsWith('.ts') || f.endsWith('.map') || f.startsWith('dist/test/') || f.startsWith('dist/bench/'))).toEqual([]);
     expect(files.filter((f) => !/^(dist\/|bin\/pds\.js$|README\.md$|package\.json$)/.test(f))).toEqual([]);

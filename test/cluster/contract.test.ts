@@ -67,6 +67,10 @@ describeContract('kubernetes', async () => {
     },
     workflowSeconds: 90,
     advanceClock: (ms) => void (offset += ms),
+    hold(prefix) {
+      harness.controller.hold(prefix);
+      return () => harness.controller.release(prefix);
+    },
     rollouts: { unhealthyTag: '1.3.0', quickSteps: '10%:2s,50%:2s', heldSteps: '10%:1h,50%:1h' },
     async stop() {
       await rolloutsController.stop();

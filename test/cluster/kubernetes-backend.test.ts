@@ -257,6 +257,35 @@ describe.sequential('the kubernetes backend', () => {
     expect(end).toMatchObject({ phase: 'succeeded', message: 'settled by another replica' });
   });
 
+  it('cancel: spec.shutdown as argo stop/terminate write it; Argo\'s Failed settles "cancelled by"; no Workflow settles at once', async () => {
+    h.controller.hold('provision-database-');
+    const name = await submit(platform, 'provision-database', { team_name: TEAM, component_name: 'web' });
+    let gone: string;
+    try {
+      await until('the running step', async () => (await platform.workflows.get(name))?.message.startsWith('running step'));
+      const asked = await platform.workflows.cancel(name, { userId: 'bob', reason: 'wrong engine', force: true });
+      expect(asked.name).toBe(name);
+      expect((await readWorkflow(name)).spec).toMatchObject({ shutdown: 'Terminate' });
+      const stopped = await until('the cancelled workflow settled', async () => {
+        const audit = await platform.audit.get(name);
+        return audit?.status !== 'submitted' ? platform.workflows.get(name) : undefined;
+      }, 90);
+      expect(stopped).toMatchObject({ phase: 'failed', message: 'cancelled by bob: wrong engine', cancelledBy: 'bob' });
+      expect(await platform.audit.get(name)).toMatchObject({ status: 'failed', message: 'cancelled by bob: wrong engine' });
+      expect((await readWorkflow(name)).status).toMatchObject({ phase: 'Failed', message: "Stopped with strategy 'Terminate'" });
+      await expect(platform.workflows.cancel(name, { userId: 'bob' })).rejects.toMatchObject({ code: 'CONFLICT' });
+      await expect(platform.workflows.cancel('provision-database-nope1', { userId: 'bob' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+      // A record whose Workflow is not there (deleted; or, with approvals, not created yet) is settled at once.
+      gone = await submit(platform, 'provision-database', { team_name: TEAM, component_name: 'web' });
+      await h.admin.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...argo, namespace: WORKFLOWS, plural: 'workflows', name: gone });
+      expect(await platform.workflows.cancel(gone, { userId: 'bob' })).toMatchObject({ phase: 'failed', message: 'cancelled by bob' });
+      expect(await platform.audit.get(gone)).toMatchObject({ status: 'failed', message: 'cancelled by bob' });
+    } finally {
+      h.controller.release('provision-database-');
+    }
+  });
+
   it('warm reads make no API server call', async () => {
     await platform.backend.listTenants();
     const before = platform.kubeconfig.requests;

@@ -119,7 +119,7 @@ describe('the pds ServiceAccount (deploy/kubernetes/cluster/10-rbac-pds.yaml)', 
       .concat('/pods/log:get');
     expect(await review('default')).toEqual([...reader].sort());
     expect(await review('pds-workflows')).toEqual(
-      [...reader, ...['create', 'get', 'list', 'watch', 'delete'].map((v) => `argoproj.io/workflows:${v}`), '/secrets:create', '/secrets:delete'].sort(),
+      [...reader, ...['create', 'get', 'list', 'watch', 'delete', 'patch'].map((v) => `argoproj.io/workflows:${v}`), '/secrets:create', '/secrets:delete'].sort(),
     );
     expect(await review('argocd')).toEqual(
       [...reader, ...['get', 'list', 'watch'].map((v) => `argoproj.io/applications:${v}`), 'argoproj.io/appprojects:get', 'argoproj.io/appprojects:patch'].sort(),

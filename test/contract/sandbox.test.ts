@@ -6,9 +6,11 @@ import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
 import { createWriteLimiter } from '../../rest/ratelimit.js';
 import { startGitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startTestServer } from '../helpers/server.js';
+import { stepHolds } from '../helpers/step-hold.js';
 import { describeContract } from './suite.js';
 
 describeContract('sandbox', async () => {
+  const holds = stepHolds();
   const actions = await startGitHubActionsIssuer();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pds-test-'));
   let offset = 0;
@@ -18,6 +20,7 @@ describeContract('sandbox', async () => {
     stepMs: 5,
     githubAppSlug: 'pds-platform',
     now: () => new Date(Date.now() + offset),
+    beforeStep: holds.beforeStep,
     // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
     webhooks: { allowPrivate: true, backoffMs: 100 },
     // Rollout pauses at a twentieth: "2s" holds 100 ms, "1h" 3 minutes (long enough to promote or abort by hand).
@@ -42,8 +45,11 @@ describeContract('sandbox', async () => {
     actions,
     workflowSeconds: 20,
     advanceClock: (ms) => void (offset += ms),
+    // After the first step (validate), which marks the service being rolled out.
+    hold: (prefix) => holds.hold(prefix, 1).release,
     rollouts: { unhealthyTag: '1.3.0', quickSteps: '10%:2s,50%:2s', heldSteps: '10%:1h,50%:1h' },
     async stop() {
+      holds.releaseAll();
       await pds.stop();
       await actions.close();
     },

@@ -22,6 +22,12 @@ export interface ContractTarget {
   /** Move the platform's clock (`Platform.now`) forward by `ms`: how promotion's "healthy for 30m" passes in a test. */
   advanceClock(ms: number): void;
   /**
+   * Hold the next workflow whose name starts with `prefix` at a step, running, until the returned function is called
+   * (the sandbox: before its second step, `test/helpers/step-hold.ts`; Kubernetes: the Argo stand-in's `hold`, at its
+   * first step), so the suite can cancel it mid-run without sleeping.
+   */
+  hold(prefix: string): () => void;
+  /**
    * Rollouts (issue 22): a tag whose release fails its analysis here, and the canary steps that finish within
    * `workflowSeconds` (pauses as this backend scales them) and that hold long enough to promote or abort by hand.
    */
@@ -45,6 +51,8 @@ export const TEAM = 'nova';
 export const REPO = 'nova/web';
 export const TAGS = ['0.1.0', '0.1.1'];
 const ADMIN = 'root';
+/** A second tenant admin, who stops and retries workflows: the others' 20 writes a minute are spent by then. */
+const ERIN = 'erin';
 
 async function poll<T>(what: string, seconds: number, probe: () => Promise<T | undefined | false>): Promise<T> {
   const deadline = Date.now() + seconds * 1000;
@@ -84,6 +92,30 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
   }
   const succeeded = (w: any) => expect(w.audit.status, `${w.workflow}: ${w.note}`).toBe('succeeded');
 
+  /** Execute `operation` held at a step, cancel it there as `user`, and return the settled (failed) workflow. */
+  async function cancelledMidRun(user: string, operation: string, params: Record<string, string>): Promise<any> {
+    covered.add((OPERATIONS as Record<string, { tool: string }>)[operation]!.tool);
+    const release = t.hold(`${operation}-`);
+    try {
+      const res = await pds.api(user, 'POST', `/api/v1/operations/${operation}/execute`, params);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const name: string = res.body.workflowName;
+      workflows.push(name);
+      await poll(`${name} running`, t.workflowSeconds, async () => (await pds.api(user, 'GET', `/api/v1/workflows/${name}`)).body.phase === 'running');
+      covered.add('platform_cancel_workflow');
+      expect((await pds.api('dave', 'POST', `/api/v1/workflows/${name}/cancel`, {})).status).toBe(403); // a viewer
+      const cancelled = await pds.api(user, 'POST', `/api/v1/workflows/${name}/cancel`, { reason: 'contract suite' });
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+      expect(cancelled.body).toMatchObject({ workflow: name, message: expect.stringContaining(`cancelled by ${user}`) });
+      return await poll(`${name} to settle`, t.workflowSeconds, async () => {
+        const w = await pds.api(user, 'GET', `/api/v1/workflows/${name}`);
+        return w.body.audit.status !== 'submitted' && w.body;
+      });
+    } finally {
+      release();
+    }
+  }
+
   describe.sequential(`the API contract on the ${backend} backend`, () => {
     beforeAll(async () => {
       t = await start();
@@ -111,7 +143,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
 
     it('create-tenant: the workflow succeeds and the tenant reads back', async () => {
       succeeded(
-        await run(ADMIN, 'create-tenant', { team_name: TEAM, display_name: 'Nova', description: 'Payments', contact_email: 'nova@example.com', admins: 'alice', members: 'carol', viewers: 'dave', cpu: '2', memory: '4Gi', pods: '10' }),
+        await run(ADMIN, 'create-tenant', { team_name: TEAM, display_name: 'Nova', description: 'Payments', contact_email: 'nova@example.com', admins: 'alice,erin', members: 'carol', viewers: 'dave', cpu: '2', memory: '4Gi', pods: '10' }),
       );
       const tenants = await poll('the tenant listed', 30, async () => {
         const r = await pds.api(ADMIN, 'GET', '/api/v1/tenants');
@@ -535,6 +567,40 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       succeeded(await run(OPS, 'delete-tenant', { team_name: STAGING }));
     });
 
+    it('cancel mid-run: the deploy settles failed "cancelled by", the service stays on its last good version; retry after failure (MCP)', async () => {
+      const before = (await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body.service.imageTag;
+      const target = before === '0.1.0' ? '0.1.1' : '0.1.0';
+      const failed = await cancelledMidRun(ERIN, 'deploy-service', { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: target });
+      expect(failed.audit).toMatchObject({ status: 'failed', message: `cancelled by ${ERIN}: contract suite` });
+      expect(failed).toMatchObject({ phase: 'failed', cancelledBy: ERIN });
+      const status = await poll('Synced/Healthy', 30, async () => {
+        const s = await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`);
+        return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy' && s.body;
+      });
+      expect(status.service.imageTag).toBe(before);
+      expect((await pds.api('dave', 'GET', `/api/v1/tenants/${TEAM}/events?limit=1`)).body.items[0]).toMatchObject({
+        type: 'workflow.cancelled', userId: ERIN, data: { workflowName: failed.workflow, operation: 'deploy-service', reason: 'contract suite' },
+      });
+      const again = await pds.api(ERIN, 'POST', `/api/v1/workflows/${failed.workflow}/cancel`, {});
+      expect(again.status).toBe(409);
+
+      // Retry: a viewer may not; the tenant admin retries over MCP and gets the execute answer with retryOf.
+      expect((await pds.api('dave', 'POST', `/api/v1/workflows/${failed.workflow}/retry`, {})).status).toBe(403);
+      covered.add('platform_retry_workflow');
+      const retried = await mcp.callTool({ name: 'platform_retry_workflow', arguments: { name: failed.workflow } });
+      expect(retried.isError, JSON.stringify(retried.content)).toBeFalsy();
+      const answer = retried.structuredContent as any;
+      expect(answer).toMatchObject({ operation: 'deploy-service', status: 'submitted', retryOf: failed.workflow });
+      workflows.push(answer.workflowName);
+      const run = await poll('the retry', t.workflowSeconds, async () => {
+        const w = await pds.api('alice', 'GET', `/api/v1/workflows/${answer.workflowName}`);
+        return w.body.audit.status !== 'submitted' && w.body;
+      });
+      succeeded(run);
+      expect(run).toMatchObject({ retryOf: failed.workflow, audit: { userId: 'alice', parameters: { git_tag: target, action: 'deploy' } } });
+      await poll(`the service on ${target}`, 30, async () => (await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body.service?.imageTag === target);
+    });
+
     it('CI: an exchanged GitHub Actions OIDC token deploys its own repository and is refused for any other', async () => {
       const policyPath = `/api/v1/tenants/${TEAM}/policy`;
       expect((await pds.api(ADMIN, 'PUT', policyPath, { ci: { githubOidc: true, refs: ['refs/tags/*'] } })).status).toBe(200);
@@ -701,8 +767,22 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       await approvalContract({ pds, team: TEAM, admin: ADMIN, tenantAdmin: 'alice', workflowSeconds: t.workflowSeconds, covered, workflows });
     }, 240_000);
 
-    it('retire-service and delete-tenant (confirmed) remove what was made', async () => {
-      succeeded(await run('alice', 'retire-service', { team_name: TEAM, component_name: 'web' }));
+    it('retire-service and delete-tenant (confirmed) remove what was made; a cancelled retire, retried, asks for its own confirmation', async () => {
+      const asked = await pds.api(ERIN, 'POST', '/api/v1/operations/retire-service/execute', { team_name: TEAM, component_name: 'web' });
+      const cancelled = await cancelledMidRun(ERIN, 'retire-service', { team_name: TEAM, component_name: 'web', confirm: asked.headers.get('pds-confirm')! });
+      expect(cancelled.audit.status).toBe('failed');
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).status).toBe(200);
+      const first = await pds.api(ERIN, 'POST', `/api/v1/workflows/${cancelled.workflow}/retry`, {});
+      expect(first.status).toBe(400);
+      expect(first.headers.get('pds-error-code')).toBe('CONFIRMATION_REQUIRED');
+      const retried = await pds.api(ERIN, 'POST', `/api/v1/workflows/${cancelled.workflow}/retry`, { confirm: first.headers.get('pds-confirm') });
+      expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+      expect(retried.body).toMatchObject({ operation: 'retire-service', retryOf: cancelled.workflow });
+      workflows.push(retried.body.workflowName);
+      succeeded(await poll('the retried retire', t.workflowSeconds, async () => {
+        const w = await pds.api(ERIN, 'GET', `/api/v1/workflows/${retried.body.workflowName}`);
+        return w.body.audit.status !== 'submitted' && w.body;
+      }));
       await poll('the service gone', 30, async () => (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).status === 404);
       expect((await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).status).toBe(404);
       succeeded(await run(ADMIN, 'delete-tenant', { team_name: TEAM }));

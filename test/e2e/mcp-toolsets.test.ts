@@ -15,10 +15,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 /** Issue 11: the default selection's `tools/list` result, in bytes of JSON. */
 // 24 KB (issue 11), raised by 1 KB for issue 20's override_reason: one optional field on every operation tool, which
 // cannot be listed for fewer bytes; by 0.5 KB for issue 21's MCP Apps: `_meta.ui.resourceUri` on the tools with a
-// view (about 400 bytes in the default sets), listed only to a client that renders Apps; by 2 KB for issue 22:
+// view (about 400 bytes in the default sets), listed only to a client that renders Apps; by 2 KB for issue 22's rollouts:
 // platform_promote_rollout and platform_abort_rollout (about 0.9 and 0.8 KB) and deploy-service's strategy and
-// canary_steps (about 0.4 KB); and by 1.5 KB for issue 20's platform_promote_image (about 1.4 KB listed).
-const DEFAULT_BUDGET = 29 * 1024;
+// canary_steps (about 0.4 KB); by 1.5 KB for issue 20's platform_promote_image (about 1.4 KB listed); and by 1.5 KB for
+// issue 22's platform_cancel_workflow and platform_retry_workflow (1,417 bytes with platform_get_workflow's cancelledBy
+// and retryOf; the retry tool lists its confirmation shape).
+const DEFAULT_BUDGET = 30.5 * 1024;
 
 let pds: TestServer;
 let auth: Record<string, string>;

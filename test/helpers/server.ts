@@ -46,7 +46,9 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
 /** Start pds with {@link testConfig}; it logs to the run's log (`test/helpers/run-log.ts`) unless `overrides.log` says otherwise. */
 export async function startTestServer(env: Record<string, string> = {}, overrides: ServerOverrides = {}): Promise<TestServer> {
   const config = await testConfig(env);
-  const server = await startServer(config, { log: runLogger(), ...overrides });
+  // No web console unless a test built one (test/helpers/console-build.ts): whether the checkout's dist/console/ exists
+  // must not change what GET / answers.
+  const server = await startServer(config, { log: runLogger(), consoleDir: path.join(config.dataDir, 'no-console'), ...overrides });
   const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
   const token = (user: string, groups: string[] = []) => issueSelfToken(secret, config.baseUrl, { sub: user, groups }, 3600);
   return {

@@ -50,6 +50,15 @@ const PUBLIC_PROTOCOL = new Set([
   '/oauth/interaction/:uid/callback/:upstream',
   // The front door (issue 19 item 7): a page for a browser's Accept, the JSON 404 for API clients; never 401.
   '/',
+  // The web console (issue 21): its pages and files (a JSON 404 while it is not built, as in these servers), the
+  // start and end of its OAuth sign-in, and the exchange of a one-time code, which takes no cookie yet. Its session
+  // routes and /console/api/* need the session cookie: without one they are 401 like every protected route.
+  '/console',
+  '/console/*page',
+  '/console/assets/:file',
+  '/console/sign-in/oauth',
+  '/console/callback',
+  '/console/api/session/code',
 ]);
 
 /** A concrete path for a route template: every `:param` becomes a plausible value. */

@@ -11,6 +11,7 @@ import type { CodeHost, Platform } from '../../core/ports.js';
 import { diagnoseService, healthcheckPath, probeOutcome, type Diagnosis } from '../../tools/diagnose.js';
 import { invoke, type InvokeDeps } from '../../tools/invoke.js';
 import { execute, ONBOARD, openSandbox, run, settled, tempDir } from '../sandbox/helpers.js';
+import { stepHolds, type StepHolds } from '../helpers/step-hold.js';
 import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
 
 const who = (userId: string, admin = false): Identity => ({ userId, groups: [], admin, tokenKind: 'self-issued' });
@@ -20,8 +21,8 @@ const BUILD_FILES: Record<string, string> = {
   'acme/web': 'FROM node:20-alpine\nHEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \\\n  CMD wget -qO- http://127.0.0.1:8787/healthz || exit 1\n',
 };
 
-async function setUp(dataDir?: string, stepMs = 0): Promise<{ platform: Platform; deps: InvokeDeps }> {
-  const sandbox = await openSandbox(dataDir ?? (await tempDir()), { stepMs });
+async function setUp(dataDir?: string, stepMs = 0, beforeStep?: StepHolds['beforeStep']): Promise<{ platform: Platform; deps: InvokeDeps }> {
+  const sandbox = await openSandbox(dataDir ?? (await tempDir()), { stepMs, ...(beforeStep && { beforeStep }) });
   const codeHost: CodeHost = {
     ...sandbox.codeHost,
     async readTree(repo, options) {
@@ -76,6 +77,30 @@ describe('platform_diagnose_service', () => {
     expect(d.nextActions).toContain('platform_get_logs {"team":"acme","app":"web","since":"1h"}');
     // The service still runs 0.1.0 and is healthy: nothing to roll back to.
     expect(d.nextActions.some((a) => a.startsWith('platform_rollback_service'))).toBe(false);
+  });
+
+  it('takes a cancelled last workflow as information, not a failure, and offers to retry it', async () => {
+    const holds = stepHolds();
+    const { platform, deps } = await setUp(undefined, 0, holds.beforeStep);
+    await run(platform, 'create-tenant', { team_name: 'acme', admins: 'alice' });
+    await run(platform, 'deploy-service', ONBOARD);
+    const held = holds.hold('deploy-service-', 2);
+    const { team_name, component_name, dockerfile_repo } = ONBOARD;
+    const name = await execute(platform, 'deploy-service', { action: 'deploy', team_name, component_name, dockerfile_repo, git_tag: '0.2.0' });
+    try {
+      await held.reached;
+      await platform.workflows.cancel(name, { userId: 'bob', reason: 'wrong tag' });
+    } finally {
+      held.release();
+    }
+    const d = await diagnose(deps);
+    expect(d.verdict).toBe('healthy');
+    expect(d.findings).toContainEqual({
+      area: 'workflow',
+      severity: 'info',
+      message: `last workflow deploy-service (deploy) ${name} was cancelled by bob: wrong tag; the service runs what it ran before`,
+    });
+    expect(d.nextActions).toContain(`platform_retry_workflow {"name":"${name}"}`);
   });
 
   it('reports quota pressure: a full dimension is an error naming the tenant\'s usage', async () => {

@@ -104,12 +104,14 @@ export interface Submission {
  * waits for the workflow can word the settled message ({@link settledMessage}). Throws as {@link executeOperation}.
  * @param options.pin a deploy pinned to a digest (`platform_promote_image`): the promotion rule must verify that digest,
  *   and it is audited as `image_digest` and `promoted_from` beside the parameters.
+ * @param options.retryOf the failed workflow this execution retries (`platform_retry_workflow`): recorded on the new
+ *   workflow beside its parameters, never among them.
  */
 export async function submitOperation(
   contract: AnyOperationContract,
   input: OperationInput,
   ctx: ToolContext,
-  options: { pin?: PromotionPin } = {},
+  options: { pin?: PromotionPin; retryOf?: string } = {},
 ): Promise<Submission> {
   const { confirm, override_reason: overrideReason, ...params } = input;
   const parameters = params as OperationParams;
@@ -177,6 +179,7 @@ export async function submitOperation(
       audit: entry,
       ...(owner ? { tenantUid: owner.uid } : {}),
       ...(approval ? { approval } : {}),
+      ...(options.retryOf ? { retryOf: options.retryOf } : {}),
     });
   } catch (err) {
     throw err instanceof PlatformError ? err : new Upstream('the workflow engine refused the submission', { cause: err });
