@@ -37,10 +37,56 @@ export interface SyncWindowOptions {
  *   by pds; setting it again retries the AppProject. A tenant without an AppProject is logged and skipped.
  */
 export function governanceWithSyncWindows(inner: GovernanceStore, options: SyncWindowOptions): GovernanceStore {
+  const write = syncWindowWriter(options);
+  // Everything but setPolicy is the inner store's, including what later issues add to the port.
+  const store = Object.create(inner) as GovernanceStore;
+  store.setPolicy = async (tenant, policy, by) => {
+    const event = await inner.setPolicy(tenant, policy, by);
+    await write(tenant, policy);
+    return event;
+  };
+  return store;
+}
+
+/**
+ * Write every tenant's sync windows again, as its stored policy asks: at start-up, so an AppProject re-created (by
+ * `deploy/workflows/create-tenant.yaml` or by hand) or changed while no pds ran is brought back in step, without a
+ * policy change. Idempotent: an AppProject already in step is only read, never patched. A tenant whose AppProject
+ * cannot be read or patched is logged and skipped; the others are still written.
+ * @param tenants the tenants to reconcile (the backend's `listTenants`, as refs).
+ * @returns the names of the tenants whose AppProject was patched.
+ */
+export async function reapplySyncWindows(
+  inner: Pick<GovernanceStore, 'policy'>,
+  tenants: () => Promise<TenantRef[]>,
+  options: SyncWindowOptions,
+): Promise<string[]> {
+  const write = syncWindowWriter(options);
+  const patched: string[] = [];
+  for (const tenant of await tenants()) {
+    try {
+      if (await write(tenant, await inner.policy(tenant))) patched.push(tenant.name);
+    } catch (err) {
+      options.log.warn({ tenant: tenant.name, err: describe(err) }, 'could not bring the tenant\'s Argo CD sync windows in step with its policy at start-up');
+    }
+  }
+  if (patched.length) options.log.info({ tenants: patched }, 'Argo CD sync windows re-applied from the tenants\' policies');
+  return patched;
+}
+
+/** JSON with object keys sorted at every level: equal for values that differ only in key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** Writes pds's windows of one tenant (see the module comment); resolves `true` when the AppProject was patched. */
+function syncWindowWriter(options: SyncWindowOptions): (tenant: TenantRef, policy: TenantPolicy) => Promise<boolean> {
   const custom = options.kc.makeApiClient(CustomObjectsApi);
   const project = (name: string) => ({ group: ARGO_GROUP, version: ARGO_VERSION, namespace: options.argocdNamespace, plural: 'appprojects', name });
 
-  async function writeSyncWindows(tenant: TenantRef, policy: TenantPolicy): Promise<void> {
+  return async function writeSyncWindows(tenant: TenantRef, policy: TenantPolicy): Promise<boolean> {
     const ours = argoSyncWindows(policy);
     for (let attempt = 1; ; attempt++) {
       let current: AppProject;
@@ -49,21 +95,22 @@ export function governanceWithSyncWindows(inner: GovernanceStore, options: SyncW
       } catch (err) {
         if ((err as { code?: number }).code === 404) {
           options.log.warn({ tenant: tenant.name }, 'tenant has no Argo CD AppProject; its freeze windows are enforced by pds only');
-          return;
+          return false;
         }
         throw new Upstream(`the policy of ${tenant.name} is saved, but its Argo CD AppProject could not be read (${describe(err)}); set the policy again to retry`, { cause: err });
       }
       const existing = current.spec?.syncWindows ?? [];
       const theirs = existing.filter((w) => !w.description?.startsWith(SYNC_WINDOW_MARK));
       const wanted = [...theirs, ...ours];
-      if (JSON.stringify(wanted) === JSON.stringify(existing)) return;
+      // The API server answers a custom object's fields in its own key order, so compare them order-blind.
+      if (canonical(wanted) === canonical(existing)) return false;
       const patch = [
         { op: 'test', path: '/metadata/resourceVersion', value: current.metadata?.resourceVersion },
         { op: 'add', path: '/spec/syncWindows', value: wanted },
       ];
       try {
         await custom.patchNamespacedCustomObject({ ...project(tenant.name), body: patch });
-        return;
+        return true;
       } catch (err) {
         const code = (err as { code?: number }).code;
         // A failed test (someone wrote the AppProject in between) is a 422 or a 409: read again.
@@ -71,14 +118,5 @@ export function governanceWithSyncWindows(inner: GovernanceStore, options: SyncW
         throw new Upstream(`the policy of ${tenant.name} is saved, but its Argo CD AppProject could not be updated (${describe(err)}); set the policy again to retry`, { cause: err });
       }
     }
-  }
-
-  // Everything but setPolicy is the inner store's, including what later issues add to the port.
-  const store = Object.create(inner) as GovernanceStore;
-  store.setPolicy = async (tenant, policy, by) => {
-    const event = await inner.setPolicy(tenant, policy, by);
-    await writeSyncWindows(tenant, policy);
-    return event;
   };
-  return store;
 }

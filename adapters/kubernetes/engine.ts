@@ -179,7 +179,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       tenantUid = uid;
     }
     // The arguments are derived now, so parameters the factory refuses are refused before anything is recorded.
-    this.argumentsOf(name, operation, submission.parameters, tenantUid);
+    this.argumentsOf(name, operation, submission.parameters, tenantUid, submission.recorded);
     const startedAt = this.now().toISOString();
     const recordedUid = operation === 'create-tenant' ? null : tenantUid;
     await this.options.records.transaction(async (tx) => {
@@ -214,7 +214,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       await this.tell(name);
       return;
     }
-    await this.createWorkflow(name, operation, submission.parameters, tenantUid, userId);
+    await this.createWorkflow(name, operation, submission.parameters, tenantUid, userId, submission.recorded);
   }
 
   /**
@@ -231,7 +231,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       if (!record || args === undefined || !record.tenantUid || !isOperationId(record.operation)) {
         await this.fail(name, 'the approved workflow\'s arguments are gone; submit it again');
       } else {
-        await this.createWorkflow(name, record.operation, args as OperationParams, record.tenantUid, record.userId).catch((err: unknown) =>
+        await this.createWorkflow(name, record.operation, args as OperationParams, record.tenantUid, record.userId, record.parameters).catch((err: unknown) =>
           this.options.log.warn({ err, workflow: name }, 'an approved workflow could not be created'),
         );
       }
@@ -263,8 +263,11 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     if (run) for (const listener of this.changeListeners) listener(run);
   }
 
-  /** The Workflow's arguments (and env Secret data) for an operation. */
-  private argumentsOf(name: string, operation: OperationId, parameters: unknown, tenantUid: string) {
+  /**
+   * The Workflow's arguments (and env Secret data) for an operation. `recorded`: the parameters as audited, where a
+   * freeze override (`override_reason`) is kept beside the typed ones (tools/operations/execute.ts).
+   */
+  private argumentsOf(name: string, operation: OperationId, parameters: unknown, tenantUid: string, recorded: Record<string, string>) {
     const factory = clusterOperations[operation] as ArgumentFactory<OperationId>;
     const params = parameters as { team_name: string; component_name?: string };
     return factory(parameters as never, {
@@ -273,6 +276,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       tenantUid,
       workflowName: name,
       service: params.component_name ? this.serviceSource(params.team_name, params.component_name) : undefined,
+      override: recorded.override_reason !== undefined,
     });
   }
 
@@ -280,10 +284,10 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
    * Create the Argo Workflow of a recorded workflow, then the env Secret it owns.
    * @throws Upstream when the API server refuses either; the record is then settled `failed` and nothing stays behind.
    */
-  private async createWorkflow(name: string, operation: OperationId, parameters: unknown, tenantUid: string, userId: string): Promise<void> {
+  private async createWorkflow(name: string, operation: OperationId, parameters: unknown, tenantUid: string, userId: string, recorded: Record<string, string>): Promise<void> {
     const params = parameters as { team_name: string; component_name?: string };
     const team = params.team_name;
-    const args = this.argumentsOf(name, operation, parameters, tenantUid);
+    const args = this.argumentsOf(name, operation, parameters, tenantUid, recorded);
     const labels: Record<string, string> = { [LABEL.operation]: operation, [LABEL.tenant]: team, [LABEL.managedBy]: 'pds' };
     if (params.component_name) labels[LABEL.service] = params.component_name;
     const body: Workflow = {

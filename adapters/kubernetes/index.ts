@@ -26,7 +26,7 @@ import { applicationName } from '../../core/names.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
 import type { RepositoryStore } from '../sql/repositories.js';
-import { governanceWithSyncWindows } from './app-projects.js';
+import { governanceWithSyncWindows, reapplySyncWindows } from './app-projects.js';
 import { kubernetesBackend, type KubernetesBackend } from './backend.js';
 import { ApprovalExpiry } from '../sql/approval-expiry.js';
 import { ArgoWorkflowEngine } from './engine.js';
@@ -85,6 +85,11 @@ export interface KubernetesPlatform extends Platform {
   readonly cache: ClusterCache;
   readonly records: RecordStore;
   readonly reaper: PreviewReaper;
+  /**
+   * Settles when the start-up pass has brought every tenant's AppProject sync windows in step with its policy
+   * (`adapters/kubernetes/app-projects.ts` `reapplySyncWindows`), with the names of the tenants it patched. Never rejects.
+   */
+  readonly syncWindowsReapplied: Promise<string[]>;
 }
 
 /**
@@ -155,6 +160,17 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
   const codeHost = options.githubApp
     ? githubAppCodeHost({ ...options.githubApp, baseUrl: options.githubApp.apiUrl, tenantRef, repositories: records.repositories, fetch: options.fetch })
     : unconfiguredCodeHost(options.githubAppSlug, tenantRef, records.repositories);
+  const syncWindows = { kc, argocdNamespace: options.argocdNamespace, log };
+  // Sync windows are otherwise written only when a policy changes: an AppProject re-created or edited while no pds ran
+  // is brought back in step here. In the background, so start-up does not wait on every tenant's AppProject.
+  const syncWindowsReapplied = (async () => {
+    const tenants = await backend.listTenants();
+    const refs = await Promise.all(tenants.map((t) => backend.getTenantRef(t.name)));
+    return reapplySyncWindows(records.governance, async () => refs.filter((r): r is TenantRef => r !== undefined), syncWindows);
+  })().catch((err: unknown) => {
+    log.warn({ err: String(err) }, 'could not re-apply the tenants\' Argo CD sync windows at start-up');
+    return [] as string[];
+  });
   let closing: Promise<void> | undefined;
   const shutdown = new AbortController();
   options.shutdown?.addEventListener('abort', () => shutdown.abort(), { once: true });
@@ -168,7 +184,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     once: records.once,
     oauth: records.oauth,
     // Freeze windows also reach the tenant's AppProject, so Argo CD holds automated syncs during them too.
-    governance: governanceWithSyncWindows(records.governance, { kc, argocdNamespace: options.argocdNamespace, log }),
+    governance: governanceWithSyncWindows(records.governance, syncWindows),
+    syncWindowsReapplied,
     approvals: records.approvals,
     images: records.images,
     // The WorkflowTemplate builds from `Dockerfile` when a deploy names no build file (deploy/workflows/deploy-service.yaml).
@@ -187,6 +204,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     close() {
       shutdown.abort();
       closing ??= (async () => {
+        await syncWindowsReapplied;
         await reaper.close();
         await expiry.close();
         await observer.close();

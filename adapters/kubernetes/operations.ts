@@ -29,10 +29,21 @@ export interface ArgumentContext {
   /** The Workflow's name (the env Secret is `<name>-env`). */
   workflowName: string;
   /**
+   * A tenant admin overrode a freeze window (`override_reason`): the templates that sync then end with a manual sync of
+   * the Application (`manual_sync=true`), which the AppProject's deny windows let through (`manualSync: true`) while
+   * they hold Argo CD's automated sync (issue 20 item 3).
+   */
+  override?: boolean;
+  /**
    * The source the service's Application records (`pds.dev/dockerfile-repo`, `pds.dev/dockerfile-path`), for the
    * operations that run an image built before (rollback-service, preview-deploy): images are keyed by source.
    */
   service?: { repo?: string; dockerfilePath?: string };
+}
+
+/** `manual_sync` for the templates that declare it, only when the execution overrode a freeze window. */
+function manualSync(ctx: ArgumentContext): { manual_sync?: string } {
+  return ctx.override ? { manual_sync: 'true' } : {};
 }
 
 export type ArgumentFactory<K extends OperationId> = (params: OperationParams<K>, ctx: ArgumentContext) => WorkflowArguments;
@@ -65,6 +76,7 @@ export const clusterOperations: ClusterOperationTable = {
       ...parameterStrings(p, ['env_vars']),
       tenant_uid: ctx.tenantUid,
       application: applicationName(p.team_name, p.component_name),
+      ...manualSync(ctx),
       // The template writes a canary's steps as given: the default is pds's, stated once (core/rollouts.ts).
       ...(p.action !== 'deploy' && p.strategy === 'canary' && { canary_steps: p.canary_steps ?? DEFAULT_CANARY_STEPS }),
     };
@@ -98,6 +110,7 @@ export const clusterOperations: ClusterOperationTable = {
       tenant_uid: ctx.tenantUid,
       application: applicationName(p.team_name, p.component_name),
       image: builtImage(p.target_tag, ctx),
+      ...manualSync(ctx),
     },
   }),
   'preview-deploy': (p, ctx) => {

@@ -5,7 +5,7 @@
  * in PostgreSQL, repositories from the GitHub App (the wire-format GitHub fixture).
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { silentLogger } from '../../core/logger.js';
 import { describeContract, REPO, TAGS, TEAM } from '../contract/suite.js';
 import { startRolloutsController } from '../fixtures/argo-rollouts-controller.js';
@@ -55,6 +55,14 @@ describeContract('kubernetes', async () => {
       async addSyncWindow(team, window) {
         const windows = await this.syncWindows(team);
         await objects.patchNamespacedCustomObject({ ...project(team), body: [{ op: 'add', path: '/spec/syncWindows', value: [...windows, window] }] });
+      },
+      async removeSyncWindow(team, description) {
+        const windows = (await this.syncWindows(team)) as Array<{ description?: string }>;
+        await objects.patchNamespacedCustomObject({ ...project(team), body: [{ op: 'add', path: '/spec/syncWindows', value: windows.filter((w) => w.description !== description) }] });
+      },
+      async runningImage(team, service) {
+        const deployment = await harness.admin.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace: team, name: `${team}-${service}` });
+        return deployment.spec?.template.spec?.containers[0]?.image;
       },
     },
     workflowSeconds: 90,

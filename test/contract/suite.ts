@@ -39,6 +39,10 @@ export interface ContractTarget {
     syncWindows(team: string): Promise<unknown[]>;
     /** Add a sync window by hand, as someone with `argocd proj windows add` would. */
     addSyncWindow(team: string, window: Record<string, unknown>): Promise<void>;
+    /** Remove the sync windows with this `description` by hand. */
+    removeSyncWindow(team: string, description: string): Promise<void>;
+    /** The image the service's Deployment in the tenant's namespace runs (what Argo CD applied). */
+    runningImage(team: string, service: string): Promise<string | undefined>;
   };
   stop(): Promise<void>;
 }
@@ -471,8 +475,9 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         workflows.push(over.workflowName);
         const run = await poll('the override rollback', t.workflowSeconds, async () => {
           const w = await pds.api('alice', 'GET', `/api/v1/workflows/${over.workflowName}`);
-          return w.body.audit.status === 'succeeded' && w.body;
+          return w.body.audit.status !== 'submitted' && w.body;
         });
+        expect(run.audit.status, JSON.stringify(run)).toBe('succeeded');
         expect(run.audit.parameters).toMatchObject({ target_tag: '0.1.1', override_reason: 'hotfix for incident 42' });
 
         const events = await call('platform_list_tenant_events', { name: TEAM });
@@ -660,6 +665,61 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs, argo('63h')]);
       expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
       if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toEqual([theirs]);
+    });
+
+    it('break-glass during a freeze Argo CD enforces too: refused at the door, an override deploy syncs by hand and runs the new tag', async () => {
+      const policyPath = `/api/v1/tenants/${TEAM}/policy`;
+      const freeze = { name: 'incident', schedule: '* * * * *', duration: '1h', timeZone: 'UTC', operations: ['*'], reason: 'incident freeze' };
+      expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [freeze] })).status).toBe(200);
+      if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toContainEqual(expect.objectContaining({ kind: 'deny', schedule: '* * * * *', manualSync: true }));
+      const execute = '/api/v1/operations/deploy-service/execute';
+      // The tag the service does not run now, so only a sync can make it run.
+      const running = (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag;
+      const [next, other] = running === TAGS[0] ? [TAGS[1]!, TAGS[0]!] : [TAGS[0]!, TAGS[1]!];
+      const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: next };
+      // What the Deployment runs (an image by digest): only Argo CD's sync can change it.
+      const imageBefore = await t.appProject?.runningImage(TEAM, 'web');
+      // The tenant admin deploys here (signed in: a person), so the platform admin's write budget stays for what follows.
+      const before = (await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName;
+      const refused = await pds.api('alice', 'POST', execute, deploy);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatch(/window "incident" \(incident freeze\)/);
+      expect((await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(before);
+      const settle = async (workflowName: string) =>
+        poll(`the override of ${workflowName}`, t.workflowSeconds, async () => {
+          const w = await pds.api('alice', 'GET', `/api/v1/workflows/${workflowName}`);
+          return w.body.audit.status !== 'submitted' && w.body;
+        });
+
+      const over = await pds.api('alice', 'POST', execute, { ...deploy, override_reason: 'hotfix for incident 43' });
+      expect(over.status, JSON.stringify(over.body)).toBe(200);
+      workflows.push(over.body.workflowName);
+      const run = await settle(over.body.workflowName);
+      expect(run.audit, JSON.stringify(run)).toMatchObject({ status: 'succeeded', parameters: { git_tag: next, override_reason: 'hotfix for incident 43' } });
+      expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe(next);
+      if (t.appProject) {
+        // Argo CD's automated sync is held by the window: the manual sync the workflow asked for applied the new tag.
+        expect(JSON.stringify(run.steps)).toContain('sync-now');
+        const imageAfter = await t.appProject.runningImage(TEAM, 'web');
+        expect(imageAfter).toBeDefined();
+        expect(imageAfter).not.toBe(imageBefore);
+
+        // A deny window without manualSync holds manual syncs too: the override is then refused by Argo CD, and says so.
+        const strict = { kind: 'deny', schedule: '* * * * *', duration: '1h', applications: ['*'], manualSync: false, description: 'no syncs at all' };
+        await t.appProject.addSyncWindow(TEAM, strict);
+        try {
+          const held = await pds.api('alice', 'POST', execute, { ...deploy, git_tag: other, override_reason: 'hotfix for incident 44' });
+          expect(held.status, JSON.stringify(held.body)).toBe(200);
+          workflows.push(held.body.workflowName);
+          const failed = await settle(held.body.workflowName);
+          expect(failed.audit.status).toBe('failed');
+          expect(JSON.stringify(failed)).toMatch(/Blocked by sync window/);
+          expect(await t.appProject.runningImage(TEAM, 'web')).toBe(imageAfter);
+        } finally {
+          await t.appProject.removeSyncWindow(TEAM, strict.description);
+        }
+      }
+      expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
     });
 
     it('webhooks: set by an admin (secret once), read by members without it, workflow.succeeded delivered signed (REST and MCP)', async () => {

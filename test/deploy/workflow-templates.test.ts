@@ -22,12 +22,13 @@ const operations = contracts.map((c) => c.id);
 /** Values pds derives and passes, by operation (issue 10 "deploy/"; documented in deploy/README.md). */
 const DERIVED: Record<string, string[]> = {
   // image_digest: a digest the door verified or a promotion took (beside the contract's parameters, never a caller's).
-  'deploy-service': ['tenant_uid', 'application', 'host', 'image', 'image_digest', 'push_secret', 'env_secret', 'env_keys'],
+  // manual_sync: "true" after a freeze override (adapters/kubernetes/operations.ts), so Argo CD syncs by hand.
+  'deploy-service': ['tenant_uid', 'application', 'host', 'image', 'image_digest', 'push_secret', 'env_secret', 'env_keys', 'manual_sync'],
   'create-tenant': ['tenant_uid'],
   'provision-database': ['tenant_uid', 'application'],
   'retire-service': ['tenant_uid', 'application'],
   'delete-tenant': ['tenant_uid'],
-  'rollback-service': ['tenant_uid', 'application', 'image'],
+  'rollback-service': ['tenant_uid', 'application', 'image', 'manual_sync'],
   'preview-deploy': ['tenant_uid', 'application', 'preview_name', 'preview_application', 'host', 'image'],
   'preview-delete': ['tenant_uid', 'preview_name', 'preview_application'],
 };

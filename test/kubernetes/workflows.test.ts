@@ -20,6 +20,18 @@ describe('the cluster operation table', () => {
     expect(() => assertImplementsEveryOperation('kubernetes', { ...clusterOperations, 'preview-delete': undefined })).toThrow(/does not implement preview-delete/);
   });
 
+  it('asks deploy-service and rollback-service for a manual Argo CD sync only when a freeze was overridden', () => {
+    const over = { ...ctx, override: true };
+    const table = (id: OperationId, input: Record<string, string>, c: typeof over) =>
+      (clusterOperations[id] as (p: unknown, c: typeof over) => { parameters: Record<string, string> })(operationContract(id).parameters.parse(input), c).parameters;
+    const deploy = { action: 'deploy', team_name: 'acme', component_name: 'web', git_tag: '0.1.1', dockerfile_repo: 'acme/web' };
+    const rollback = { team_name: 'acme', component_name: 'web', target_tag: '0.1.0' };
+    expect(table('deploy-service', deploy, over).manual_sync).toBe('true');
+    expect(table('rollback-service', rollback, over).manual_sync).toBe('true');
+    expect(args('deploy-service', deploy).parameters.manual_sync).toBeUndefined();
+    expect(table('rollback-service', rollback, { ...ctx, override: false }).manual_sync).toBeUndefined();
+  });
+
   it('derives application, host, image (keyed by the source, core/images), push_secret and tenant_uid once', () => {
     expect(args('deploy-service', { action: 'onboard', team_name: 'acme', component_name: 'web', git_tag: '0.1.0', dockerfile_repo: 'acme/web', port: '8080' }).parameters).toEqual({
       action: 'onboard',
