@@ -476,7 +476,9 @@ export function migrations(engine: Engine): Record<string, Migration> {
  */
 export async function migrateToLatest(db: Kysely<any>, engine: Engine): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(engine) };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  // Migrations are independent of each other's order (each adds its own tables or columns), and branches land in any
+  // order: a record store that ran a later-numbered one first still takes an earlier one it lacks.
+  const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? '(before any migration ran)';
     throw new Error(`record store migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -70,7 +70,7 @@ it('lists tools of pds mcp over stdio', async () => {
     '--method', 'tools/list',
     '--', process.execPath, pdsBin, 'mcp', '--toolsets', 'tenants',
   ]);
-  expect(listed.tools.map((t: any) => t.name)).toEqual(['platform_list_tenants', 'platform_get_tenant', 'platform_get_tenant_policy', 'platform_set_tenant_policy', 'platform_list_tenant_events', 'platform_get_tenant_webhooks', 'platform_set_tenant_webhooks', 'platform_list_webhook_deliveries', 'platform_create_tenant', 'platform_delete_tenant']);
+  expect(listed.tools.map((t: any) => t.name)).toEqual(['platform_list_tenants', 'platform_get_tenant', 'platform_get_tenant_policy', 'platform_set_tenant_policy', 'platform_list_tenant_events', 'platform_list_approvals', 'platform_review_approval', 'platform_get_tenant_webhooks', 'platform_set_tenant_webhooks', 'platform_list_webhook_deliveries', 'platform_create_tenant', 'platform_delete_tenant']);
 });
 
 it('sends a numeric --tool-arg as a number, which the operation accepts and records as text (issue 11 item 9)', async () => {
