@@ -88,7 +88,7 @@ describe('the installed pds, run outside any checkout', () => {
     const result = pds(['--help']);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^Usage: pds <command>/);
-    expect(result.stdout).toMatch(/\n {2}dev +run the sandbox on 127\.0\.0\.1/);
+    expect(result.stdout).toMatch(/\n {2}dev +the sandbox on 127\.0\.0\.1/);
     expect(result.stdout).toMatch(/\n {2}deploy +/);
   });
 });
