@@ -116,7 +116,10 @@ describe('the pds ServiceAccount (deploy/kubernetes/cluster/10-rbac-pds.yaml)', 
     };
     const reader = ['/namespaces', '/resourcequotas', '/pods', 'apps/deployments', 'rbac.authorization.k8s.io/rolebindings']
       .flatMap((r) => ['get', 'list', 'watch'].map((v) => `${r}:${v}`))
-      .concat('/pods/log:get');
+      .concat('/pods/log:get')
+      // Promote and abort a canary or blue-green release in a tenant's namespace (issue 22): read its Rollout, patch
+      // its status as `kubectl argo rollouts promote|abort` do.
+      .concat('argoproj.io/rollouts:get', 'argoproj.io/rollouts/status:patch');
     expect(await review('default')).toEqual([...reader].sort());
     expect(await review('pds-workflows')).toEqual(
       [...reader, ...['create', 'get', 'list', 'watch', 'delete', 'patch'].map((v) => `argoproj.io/workflows:${v}`), '/secrets:create', '/secrets:delete'].sort(),

@@ -296,8 +296,8 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
       health_check_path: '/api/health',
     });
     expect(r.phase, r.message).toBe('Succeeded');
-    // A rolling service (no strategy given) gets no Rollout.
-    expect(r.nodes.filter((n) => n.phase === 'Skipped').map((n) => n.path).sort()).toEqual(['deploy', 'onboard/write-rollout', 'update-config']);
+    // A rolling service (no strategy given) gets no Rollout; without an override nothing syncs by hand.
+    expect(r.nodes.filter((n) => n.phase === 'Skipped').map((n) => n.path).sort()).toEqual(['deploy', 'onboard/write-rollout', 'sync-now', 'update-config']);
     // The build got the repository at the tag (cloned for real) and the Dockerfile at dockerfile_path; the push, a
     // container of its own, used the registry credential.
     expect(pushed()).toEqual([expect.objectContaining({ destination: image('web', '0.1.0'), dockerfile: 'docker/Dockerfile', credential: 'shared' })]);
