@@ -62,10 +62,13 @@ export function viewPhase(run: Pick<WorkflowRun, 'phase' | 'steps' | 'approval'>
   return run.steps.some((s) => s.status !== 'pending') ? 'running' : 'submitted';
 }
 
-/** The step a run is at (the running one, else the first pending one) and its 1-based number, for progress. */
+/**
+ * The step a run is at (the last running one — on Kubernetes a canary step runs within `wait-rollout` — else the first
+ * pending one) and its 1-based number, for progress.
+ */
 export function currentStep(run: WorkflowRun): { number: number; total: number; name: string } | undefined {
   const total = run.steps.length;
-  const index = run.steps.findIndex((s) => s.status === 'running');
+  const index = run.steps.map((s) => s.status).lastIndexOf('running');
   const at = index >= 0 ? index : run.steps.findIndex((s) => s.status === 'pending');
   return at >= 0 ? { number: at + 1, total, name: run.steps[at]!.name } : undefined;
 }

@@ -15,6 +15,12 @@
  * entry (an idempotent conditional update); Workflows that finished, or vanished, while pds was down are settled by
  * the ghost reconciler once the informer has listed them.
  *
+ * A deploy to a canary service (issue 22 item 3) also shows the canary steps of its release, with each step's analysis
+ * result, beside Argo's steps (after `wait-rollout`): `releaseSteps` reads them from the Rollout and its AnalysisRuns
+ * while the workflow runs, they are kept with the record when it settles, and while anyone follows workflows they are
+ * read every `releaseEveryMs`, so a wait reports progress at each canary step (Argo's Workflow does not change while
+ * its wait-rollout step waits).
+ *
  * A cancellation (issue 22) records who asked on the workflow record, then sets the Workflow's `spec.shutdown`
  * (`Stop`, or `Terminate` with `force`); Argo stops its running step and ends it `Failed`, and pds settles it with
  * `cancelled by <user>` in place of Argo's "Stopped with strategy 'Stop'". A record without a Workflow (not created
@@ -57,6 +63,13 @@ export interface ArgoEngineOptions {
   vanishedAfterSeconds?: number;
   /** Milliseconds between ghost reconciler rounds (default 60,000). */
   reconcileEveryMs?: number;
+  /**
+   * The canary steps of a running `deploy-service` workflow's release, with their analysis results (`rollouts.ts`
+   * `readCanaryWorkflowSteps`); `[]` when its service has no canary release of it. Absent: none are shown.
+   */
+  releaseSteps?: (run: ClusterWorkflowRun) => Promise<WorkflowStep[]>;
+  /** Milliseconds between reads of the release steps of running deploys while anyone follows workflows (default 2,000). */
+  releaseEveryMs?: number;
 }
 
 /** Argo node phases → step status. */
@@ -125,6 +138,9 @@ export function finishedByLabels(workflow: WorkflowMetadata): boolean {
   return labels[ARGO_LABEL.completed] === 'true' || auditStatusOf(labels[ARGO_LABEL.phase]) !== 'submitted';
 }
 
+/** How the canary steps of a release are named (as the sandbox names them: `canary step 1/2: …`). */
+const CANARY_STEP = 'canary step ';
+
 /** Full Workflows kept (by name, at one resourceVersion) for callers asking while they run: a bound, not a cache of all. */
 const FULL_KEPT = 256;
 
@@ -137,6 +153,9 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   private readonly changeListeners = new Set<(run: ClusterWorkflowRun) => void>();
   private readonly now: () => Date;
   private timer: NodeJS.Timeout | undefined;
+  private releaseTimer: NodeJS.Timeout | undefined;
+  /** The release steps last told to listeners, by workflow (see {@link followReleases}). */
+  private readonly releaseTold = new Map<string, string>();
   private closed = false;
   private reconciling: Promise<void> | undefined;
   /** Full Workflows fetched, by name, with the resourceVersion they were fetched at (insertion order = age). */
@@ -158,6 +177,52 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     void this.options.cache.workflows.synced.then(() => this.reconcile());
     this.timer = setInterval(() => void this.reconcile(), this.options.reconcileEveryMs ?? 60_000);
     this.timer.unref();
+    if (this.options.releaseSteps) {
+      this.releaseTimer = setInterval(() => void this.followReleases(), this.options.releaseEveryMs ?? 2_000);
+      this.releaseTimer.unref();
+    }
+  }
+
+  /**
+   * While anyone follows workflows: tell them of each change of the release steps of running deploys (a canary step
+   * reached, an analysis passed), which Argo's Workflow does not show while its wait-rollout step waits.
+   */
+  private async followReleases(): Promise<void> {
+    if (this.closed || this.changeListeners.size === 0) return void this.releaseTold.clear();
+    const running = this.options.cache.workflows
+      .list(this.options.namespace)
+      .filter((w) => w.metadata?.labels?.[LABEL.operation] === 'deploy-service' && !finishedByLabels(w))
+      .map((w) => w.metadata!.name!);
+    for (const name of this.releaseTold.keys()) if (!running.includes(name)) this.releaseTold.delete(name);
+    for (const name of running) {
+      const run = await this.get(name).catch(() => undefined);
+      if (!run || run.phase !== 'submitted') continue;
+      const told = JSON.stringify(run.steps.filter((s) => s.name.startsWith(CANARY_STEP)));
+      if (told === (this.releaseTold.get(name) ?? '[]')) continue;
+      this.releaseTold.set(name, told);
+      for (const listener of this.changeListeners) listener(run);
+    }
+  }
+
+  /**
+   * `run` with its release's canary steps after Argo's `wait-rollout` step (or last, before Argo lists it), for a deploy
+   * whose record has not settled (a settled record keeps them). A Rollout that cannot be read leaves them out (logged):
+   * the workflow still answers.
+   */
+  private async withRelease(run: ClusterWorkflowRun): Promise<ClusterWorkflowRun> {
+    if (!this.options.releaseSteps || run.operation !== 'deploy-service' || !run.team || !run.service) return run;
+    let release: WorkflowStep[];
+    try {
+      release = await this.options.releaseSteps(run);
+    } catch (err) {
+      this.options.log.warn({ err, workflow: run.name }, 'could not read the canary steps of a release');
+      return run;
+    }
+    if (!release.length) return run;
+    const steps = run.steps.filter((s) => !s.name.startsWith(CANARY_STEP));
+    const at = steps.findIndex((s) => s.name === 'wait-rollout');
+    steps.splice(at < 0 ? steps.length : at + 1, 0, ...release);
+    return { ...run, steps };
   }
 
   /**
@@ -374,7 +439,8 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   async get(name: string): Promise<ClusterWorkflowRun | undefined> {
     const record = await this.options.records.workflows.get(name);
     if (!record) return undefined;
-    const run = this.runOf(record, await this.statusFor(record));
+    const live = this.runOf(record, await this.statusFor(record));
+    const run = record.phase === 'submitted' ? await this.withRelease(live) : live;
     if (record.approvalId) {
       const approval = await this.options.records.approvals.ofWorkflow(name);
       if (approval) run.approval = workflowApproval(approval);
@@ -461,6 +527,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.releaseTimer);
     await this.reconciling;
   }
 
@@ -498,7 +565,8 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     }
     const workflow = await this.fetchWorkflow(name);
     if (!workflow) return; // deleted meanwhile: the reconciler settles it after its grace
-    const run = this.runOf(record, workflow);
+    // The steps kept at settlement have the release's canary steps too.
+    const run = await this.withRelease(this.runOf(record, workflow));
     if (record.approvalId) {
       const approval = await this.options.records.approvals.ofWorkflow(name);
       if (approval) run.approval = workflowApproval(approval);

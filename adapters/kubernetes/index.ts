@@ -21,7 +21,7 @@ import { RepoFullName } from '../../core/model.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
 import { githubAppCodeHost } from '../github/app.js';
-import { kubernetesRollouts, readRollout, rolloutView } from './rollouts.js';
+import { kubernetesRollouts, readCanaryWorkflowSteps, readRolloutView } from './rollouts.js';
 import { applicationName } from '../../core/names.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
@@ -63,6 +63,8 @@ export interface KubernetesPlatformOptions {
   reaperEveryMs?: number;
   /** Ghost reconciler rounds, milliseconds (default 60,000). */
   reconcileEveryMs?: number;
+  /** Milliseconds between reads of running canary releases while anyone follows workflows (default 2,000; tests shorten it). */
+  releaseEveryMs?: number;
   /** Seconds an unfinished record may lack its Workflow before it is settled as vanished (default 60). */
   vanishedAfterSeconds?: number;
   /** Milliseconds to wait for the caches at start-up (default 30,000). */
@@ -114,6 +116,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     await records.close();
     throw err;
   }
+  const hasRollout = (team: string, app: string) => cache.deployments.get(applicationName(team, app), team)?.spec?.replicas === 0;
   const logs = options.lokiUrl ? lokiLogSource({ url: options.lokiUrl, fetch: options.fetch }) : podLogSource(kc);
   const backend = kubernetesBackend({
     cache,
@@ -122,9 +125,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     rollout: async (team, app) => {
       // Only a canary or blue-green service has a Rollout, and write-rollout leaves its Deployment at 0 replicas (the
       // Rollout runs the pods): a rolling service's status is read from the caches alone, with no API server call.
-      if (cache.deployments.get(applicationName(team, app), team)?.spec?.replicas !== 0) return undefined;
-      const found = await readRollout(kc, team, app);
-      return found && rolloutView(found);
+      if (!hasRollout(team, app)) return undefined;
+      return readRolloutView(kc, team, app);
     },
   });
   const tenantRef = (team: string) => backend.getTenantRef(team);
@@ -138,6 +140,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     tenantUid: async (team) => (await tenantRef(team))?.uid,
     reconcileEveryMs: options.reconcileEveryMs,
     vanishedAfterSeconds: options.vanishedAfterSeconds,
+    releaseEveryMs: options.releaseEveryMs,
+    releaseSteps: async (run) => (hasRollout(run.team!, run.service!) ? readCanaryWorkflowSteps(kc, run.team!, run.service!, run.name, run.startedAt) : []),
     log,
   });
   engine.start();

@@ -38,6 +38,12 @@ export const ANNOTATION = {
   stableTag: 'pds.dev/stable-tag',
   canaryTag: 'pds.dev/canary-tag',
   workflow: 'pds.dev/workflow',
+  /**
+   * On a Rollout: who aborted a release by hand, and the workflow of that release (pds writes them beside
+   * `status.abort`; Argo records no user). Not in the GitOps repository, so Argo CD leaves them alone.
+   */
+  abortedBy: 'pds.dev/aborted-by',
+  abortedWorkflow: 'pds.dev/aborted-workflow',
 } as const;
 
 /** The ResourceQuota create-tenant makes in a tenant's namespace. */

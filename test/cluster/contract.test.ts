@@ -29,6 +29,8 @@ describeContract('kubernetes', async () => {
     now: () => new Date(Date.now() + offset),
     // Webhooks go to a receiver on 127.0.0.1, over http: only with private addresses allowed.
     webhooks: { allowPrivate: true, backoffMs: 100 },
+    // A canary step of a 2 s pause is seen while it holds, so a wait reports it.
+    releaseEveryMs: 200,
     githubApp: { appId: '4242', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), slug: 'pds-platform', apiUrl: github.url },
   });
   const actions = await startGitHubActionsIssuer();
@@ -37,11 +39,15 @@ describeContract('kubernetes', async () => {
     // The suite's people write more than 20 times a minute between them (the limit has tests of its own).
     { platform, writeLimiter: createWriteLimiter({ max: 1000 }) },
   );
-  // Argo Rollouts in the suite's tenant: the unhealthy tag's analysis fails as the sandbox's does.
+  // Argo Rollouts in the suite's tenant: the unhealthy tag's analysis measures the error rate the sandbox simulates for
+  // it (7.2%), every other tag none; the health probe answers.
   const rolloutsController = startRolloutsController({
     kc: harness.admin,
     namespace: TEAM,
-    analysis: (rollout) => (rollout.metadata?.annotations?.['pds.dev/canary-tag'] === '1.3.0' ? 'error rate 7.2% > 5%' : undefined),
+    measure: (rollout) => {
+      const unhealthy = rollout.metadata?.annotations?.['pds.dev/canary-tag'] === '1.3.0';
+      return { health: { value: 'true', passed: true }, 'error-rate': { value: unhealthy ? '[0.072]' : '[0]', passed: !unhealthy } };
+    },
   });
   const objects = harness.admin.makeApiClient(CustomObjectsApi);
   const project = (team: string) => ({ group: 'argoproj.io', version: 'v1alpha1', namespace: ARGOCD, plural: 'appprojects', name: team });

@@ -118,8 +118,9 @@ describe('the pds ServiceAccount (deploy/kubernetes/cluster/10-rbac-pds.yaml)', 
       .flatMap((r) => ['get', 'list', 'watch'].map((v) => `${r}:${v}`))
       .concat('/pods/log:get')
       // Promote and abort a canary or blue-green release in a tenant's namespace (issue 22): read its Rollout, patch
-      // its status as `kubectl argo rollouts promote|abort` do.
-      .concat('argoproj.io/rollouts:get', 'argoproj.io/rollouts/status:patch');
+      // its status as `kubectl argo rollouts promote|abort` do, and its annotations to say who aborted; read the
+      // AnalysisRuns of its canary steps.
+      .concat('argoproj.io/rollouts:get', 'argoproj.io/rollouts/status:patch', 'argoproj.io/rollouts:patch', 'argoproj.io/analysisruns:list');
     expect(await review('default')).toEqual([...reader].sort());
     expect(await review('pds-workflows')).toEqual(
       [...reader, ...['create', 'get', 'list', 'watch', 'delete', 'patch'].map((v) => `argoproj.io/workflows:${v}`), '/secrets:create', '/secrets:delete'].sort(),

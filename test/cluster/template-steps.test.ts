@@ -520,7 +520,8 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
       name: `wait-only-${randomUUID().slice(0, 5)}`, uid: randomUUID(), annotations: {}, labels: {}, workflowTemplateRef: 'wait-only', parameters: [],
     });
     expect(waited.phase).toBe('Failed');
-    expect(waited.message).toBe('main: Error (exit code 1): the release of acme/web did not finish within 3 s; see its rollout in status');
+    // The timeout says what it was waiting for.
+    expect(waited.message).toBe('main: Error (exit code 1): the release of acme/web did not finish within 3 s (the Rollout acme-web does not exist yet); see its rollout in status');
     const refreshed = (await applications.getNamespacedCustomObject(application)) as KubernetesObject;
     expect(refreshed.metadata?.annotations?.['argocd.argoproj.io/refresh']).toBe('normal');
 

@@ -225,9 +225,9 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
     });
 
     // Kubernetes: the deploy's wait-rollout step follows the Rollout that the Rollouts controller stand-in moves
-    // (test/cluster/contract.test.ts); its steps are Argo's nodes, so the per-canary-step analysis lines are sandbox-only.
+    // (test/cluster/contract.test.ts); the canary steps and their analysis results are read from its AnalysisRuns.
     const k8s = backend === 'kubernetes';
-    it('rollouts: canary success, canary auto-rollback on an unhealthy tag, blue-green promote, manual abort (REST and MCP)', async () => {
+    it('rollouts: canary success, auto-rollback on an unhealthy tag and again on its redeploy, the stable tag while aborted, blue-green promote, manual abort (REST and MCP)', async () => {
       const { unhealthyTag, quickSteps, heldSteps } = t.rollouts;
       // A tenant member (members and above may promote and abort), with a write budget of its own.
       const member = 'carol';
@@ -258,13 +258,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const stable = (await status()).service.imageTag;
       const good = await settled(await submit(deploy('0.2.0')));
       succeeded(good);
-      if (k8s) {
-        expect(good.steps.find((x: any) => x.name === 'wait-rollout')).toMatchObject({ status: 'succeeded' });
-      } else {
-        const canarySteps = good.steps.filter((x: any) => x.name.startsWith('canary step'));
-        expect(canarySteps).toHaveLength(2);
-        for (const step of canarySteps) expect(step).toMatchObject({ status: 'succeeded', message: expect.stringMatching(/analysis passed: .*error rate 0% ≤ 5%/) });
-      }
+      if (k8s) expect(good.steps.find((x: any) => x.name === 'wait-rollout')).toMatchObject({ status: 'succeeded' });
+      const canarySteps = good.steps.filter((x: any) => x.name.startsWith('canary step'));
+      expect(canarySteps.map((x: any) => x.name)).toEqual([expect.stringMatching(/^canary step 1\/2: 10% of traffic to 0\.2\.0 /), expect.stringMatching(/^canary step 2\/2: 50% /)]);
+      for (const step of canarySteps) expect(step).toMatchObject({ status: 'succeeded', message: expect.stringMatching(/analysis passed: .*error rate 0% ≤ 5%/) });
       expect(await status()).toMatchObject({
         argocd: { healthStatus: 'Healthy' },
         service: { imageTag: '0.2.0' },
@@ -277,12 +274,46 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       // Kubernetes says which step failed first ("step wait-rollout failed: main: Error (exit code 1): …").
       expect(bad.audit.message).toMatch(k8s ? /: error rate 7\.2% > 5% at step 1 \(10%\); rolled back to 0\.2\.0$/ : /^error rate 7\.2% > 5% at step 1 \(10%\); rolled back to 0\.2\.0$/);
       expect(bad.steps.find((x: any) => x.status === 'failed').name).toMatch(k8s ? /^wait-rollout$/ : /^canary step 1\/2/);
+      expect(bad.steps.find((x: any) => x.name.startsWith('canary step 1/2'))).toMatchObject({ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%)' });
       const rolledBack = await status();
       expect(rolledBack).toMatchObject({
-        argocd: { syncStatus: 'Synced', healthStatus: 'Healthy', message: expect.stringContaining(`rolled back: ${unhealthyTag} error rate 7.2% > 5%${k8s ? '' : ' at step 1 (10%)'}`) },
+        argocd: { syncStatus: 'Synced', healthStatus: 'Healthy', message: expect.stringContaining(`rolled back: ${unhealthyTag} error rate 7.2% > 5% at step 1 (10%)`) },
         service: { imageTag: '0.2.0' },
         rollout: { phase: 'Aborted', canaryWeight: 0, stableTag: '0.2.0', canaryTag: unhealthyTag },
       });
+
+      // The same tag again: the release runs again (on Kubernetes a retry of the aborted Rollout, whose pod template is
+      // unchanged) and, still unhealthy, is rolled back again for its reason, not held until the step's timeout.
+      // Followed from the start with a wait: it reports the canary step as it holds (on Kubernetes read from the
+      // Rollout while Argo's wait-rollout step waits, for the Workflow does not change then).
+      const release = t.hold('deploy-service-');
+      const progress: string[] = [];
+      let followed: Promise<unknown> = Promise.resolve();
+      let againName = '';
+      try {
+        const name = (againName = await submit(deploy(unhealthyTag)));
+        followed = mcp.callTool({ name: 'platform_get_workflow', arguments: { name, wait_seconds: 45 } }, { onprogress: (p) => {
+          progress.push(p.message ?? '');
+          release();
+        } });
+        await poll('the wait to report', 10, async () => progress.length > 0);
+      } finally {
+        release();
+      }
+      await followed;
+      const again = await settled(againName);
+      expect(progress.some((m) => /^step \d+\/\d+: canary step 1\/2: 10% of traffic to 1\.3\.0 /.test(m)), progress.join('\n')).toBe(true);
+      expect(again.audit.status).toBe('failed');
+      expect(again.audit.message).toContain('error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0');
+      expect(again.steps.find((x: any) => x.name.startsWith('canary step 1/2'))).toMatchObject({ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%)' });
+      expect(await status()).toMatchObject({ service: { imageTag: '0.2.0' }, rollout: { phase: 'Aborted', stableTag: '0.2.0', canaryTag: unhealthyTag, workflowName: again.workflow } });
+
+      // The stable tag while the release is aborted: it succeeds, Healthy on it (on Kubernetes at once: Argo skips the
+      // steps of a rollback to the stable ReplicaSet, so no canary step ran).
+      const stableAgain = await settled(await submit(deploy('0.2.0')));
+      succeeded(stableAgain);
+      if (k8s) for (const step of stableAgain.steps.filter((x: any) => x.name.startsWith('canary step'))) expect(step).toMatchObject({ status: 'skipped' });
+      expect(await status()).toMatchObject({ argocd: { healthStatus: 'Healthy' }, service: { imageTag: '0.2.0' }, rollout: { phase: 'Healthy', canaryTag: '0.2.0', stableTag: '0.2.0' } });
 
       // Blue-green: the preview waits for a promote by hand (a viewer may not promote), then becomes active.
       succeeded(await run(member, 'deploy-service', strategy({ strategy: 'blue-green' })));
@@ -308,10 +339,15 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         expect(aborted.isError, JSON.stringify(aborted.content)).toBeFalsy();
         expect(aborted.structuredContent).toMatchObject({ workflowName: held, rollout: { canaryTag: '0.4.0' } });
         const gone = await settled(held);
-        // Kubernetes: the Rollout records no user on an abort, only the controller's reason.
-        if (k8s) expect(gone.audit).toMatchObject({ status: 'failed', message: expect.stringMatching(/ at step 1 \(10%\); rolled back to 0\.3\.0$/) });
+        // Kubernetes: "step wait-rollout failed: main: Error (exit code 1): aborted by …" (who aborted is recorded on the Rollout).
+        if (k8s) expect(gone.audit).toMatchObject({ status: 'failed', message: expect.stringMatching(new RegExp(`: aborted by ${member} at step 1 \\(10%\\); rolled back to 0\\.3\\.0$`)) });
         else expect(gone.audit).toMatchObject({ status: 'failed', message: `aborted by ${member} at step 1 (10%); rolled back to 0.3.0` });
-        expect(await status()).toMatchObject({ argocd: { healthStatus: 'Healthy' }, service: { imageTag: '0.3.0' }, rollout: { phase: 'Aborted' } });
+        expect(gone.steps.find((x: any) => x.name.startsWith('canary step 1/2'))).toMatchObject({ status: 'failed', message: `aborted by ${member} at step 1 (10%)` });
+        expect(await status()).toMatchObject({
+          argocd: { healthStatus: 'Healthy', message: expect.stringContaining(`rolled back: 0.4.0 aborted by ${member} at step 1 (10%)`) },
+          service: { imageTag: '0.3.0' },
+          rollout: { phase: 'Aborted' },
+        });
         covered.add('platform_promote_rollout');
         const nothing = await root.callTool({ name: 'platform_promote_rollout', arguments: { team: TEAM, app: 'web' } });
         expect(nothing.isError).toBe(true);
