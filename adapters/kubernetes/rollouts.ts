@@ -304,8 +304,9 @@ export function canaryWorkflowSteps(rollout: Rollout, runs: readonly AnalysisRun
   const tag = rollout.metadata?.annotations?.[ANNOTATION.canaryTag] || tagOf(rollout.spec?.template?.spec?.containers?.[0]?.image);
   const mine = runs.filter((r) => created(r) >= since);
   const byStep = newestByStep(mine);
-  // Timestamps are whole seconds: an abort within the second before `since` may be this attempt's.
-  const abortedBefore = !!status.abort && !!status.abortedAt && Date.parse(status.abortedAt) < Date.parse(since) - 1000;
+  // abortedAt has whole seconds: one in the second the workflow began is taken as before it (its own release cannot
+  // be aborted that fast), as wait-rollout takes it.
+  const abortedBefore = !!status.abort && !!status.abortedAt && Date.parse(status.abortedAt) <= Date.parse(since);
   const reason = abortedBefore ? undefined : abortReason(rollout, mine);
   const healthy = status.phase === 'Healthy' && !!status.stableRS && status.stableRS === status.currentPodHash;
   const index = status.currentStepIndex ?? 0;

@@ -174,7 +174,7 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-it('fails an unhealthy release at once with its analysis reason; deployed again, retries it and fails again for the reason, not the timeout', async () => {
+it('fails an unhealthy release at once with the reason its AnalysisRun measured', async () => {
   await release('1.3.0', '0.2.0', 'wf-bad');
   const first = waitRollout('wf-bad');
   await until('1.3.0 paused', async () => (await phaseOf())?.phase === 'Paused');
@@ -182,8 +182,11 @@ it('fails an unhealthy release at once with its analysis reason; deployed again,
   const failed = await first;
   expect(failed.phase).toBe('Failed');
   expect(failed.message).toBe('main: Error (exit code 1): error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0');
+});
 
+it('retries the tag deployed again after its release was aborted (same pod template) and fails again for the reason, not the timeout', async () => {
   // The same tag: the same pod template, which Argo keeps aborted; the step retries it.
+  expect(await phaseOf()).toMatchObject({ abort: true, phase: 'Degraded' });
   await release('1.3.0', '0.2.0', 'wf-bad-again');
   const again = waitRollout('wf-bad-again');
   await until('1.3.0 running again', async () => {
