@@ -164,11 +164,14 @@ it('reads a paused canary, promotes it, aborts the next release, and sees an ana
   // The same pod template stays aborted, as in Argo; a retry (status.abort false, as `kubectl argo rollouts retry`)
   // starts it again from its first step, and it aborts again for the same reason.
   await release('1.3.0', '0.2.0', 'wf-bad-again');
-  // AnalysisRuns are stamped to the second: retry in a later second than the failed run's, so only the new ones count.
+  // AnalysisRuns are stamped to the second: begin in a later second than the failed run's, so only the new ones count.
   const failedSecond = Math.floor(Date.now() / 1000);
   while (Math.floor(Date.now() / 1000) <= failedSecond) await new Promise((r) => setTimeout(r, 50));
   const retryAt = new Date().toISOString();
   expect((await readRollout(pds, TEAM, APP))?.status).toMatchObject({ abort: true, phase: 'Degraded' });
+  // The workflow began at retryAt; an abort stamped in that second reads as the attempt before (abortedAt has whole
+  // seconds), so the retry comes in the next one, as a real deploy's does, many seconds later.
+  while (Math.floor(Date.now() / 1000) <= Math.floor(Date.parse(retryAt) / 1000)) await new Promise((r) => setTimeout(r, 50));
   await admin.makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus(
     { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts', namespace: TEAM, name: NAME, body: [{ op: 'replace', path: '/status/abort', value: false }] },
   );
