@@ -293,7 +293,7 @@ export function abortReason(rollout: Rollout, runs: readonly AnalysisRun[]): str
  * The canary steps of the Rollout's current release as workflow steps, beside the workflow's own (issue 22 item 3): as
  * the sandbox names them ("canary step 1/2: 10% of traffic to 0.2.0 for 2m, then analysis"), each with its analysis
  * result ("analysis passed: probe /healthz ok, error rate 0.4% ≤ 5%"), the step in progress `running`, a failed or
- * aborted one `failed` with its reason, later ones `pending` (`skipped` once promoted past). Only runs created at or
+ * aborted one `failed` with its reason ("error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0"), later ones `pending` (`skipped` once promoted past). Only runs created at or
  * after `since` (ISO 8601: the workflow's start) count, and an abort from before it (`status.abortedAt`) is the
  * previous attempt's, so a release deployed again shows its own steps, all pending until it is retried.
  * `[]` for a blue-green Rollout.
@@ -319,7 +319,9 @@ export function canaryWorkflowSteps(rollout: Rollout, runs: readonly AnalysisRun
     if (verdict?.ok === true) return { ...step, status: 'succeeded', message: `analysis passed: ${verdict.text}` };
     if (verdict?.ok === false || reason) {
       blocked = true;
-      return { ...step, status: 'failed', message: reason ?? analysisFailure(verdict!.text, at.step, at.weight) };
+      // As the sandbox says it: the reason, and where the traffic went back.
+      const stable = rollout.metadata?.annotations?.[ANNOTATION.stableTag];
+      return { ...step, status: 'failed', message: reason ? `${reason}${stable ? `; rolled back to ${stable}` : ''}` : analysisFailure(verdict!.text, at.step, at.weight) };
     }
     if (healthy) return { ...step, status: 'skipped', message: 'promoted past it' };
     if (index < at.weightIndex) return step;

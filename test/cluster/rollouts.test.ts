@@ -144,7 +144,7 @@ it('reads a paused canary, promotes it, aborts the next release, and sees an ana
   expect((await readRollout(pds, TEAM, APP))?.metadata?.annotations).toMatchObject({ 'pds.dev/aborted-by': 'alice', 'pds.dev/aborted-workflow': 'wf-2' });
   expect(await readRolloutView(pds, TEAM, APP)).toMatchObject({ phase: 'Aborted', message: 'aborted by alice at step 1 (10%)' });
   expect(await readCanaryWorkflowSteps(pds, TEAM, APP, 'wf-2', '2000-01-01T00:00:00Z')).toMatchObject([
-    { name: 'canary step 1/2: 10% of traffic to 0.3.0 for 1h, then analysis', status: 'failed', message: 'aborted by alice at step 1 (10%)' },
+    { name: 'canary step 1/2: 10% of traffic to 0.3.0 for 1h, then analysis', status: 'failed', message: 'aborted by alice at step 1 (10%); rolled back to 0.2.0' },
     { name: 'canary step 2/2: 50% of traffic to 0.3.0 for 1h, then analysis', status: 'pending' },
   ]);
 
@@ -159,7 +159,7 @@ it('reads a paused canary, promotes it, aborts the next release, and sees an ana
   expect(failed).toMatchObject({ step: 1, steps: 2 });
   expect(await readRolloutView(pds, TEAM, APP)).toMatchObject({ phase: 'Aborted', message: 'error rate 7.2% > 5% at step 1 (10%)' });
   const rolledBack = await readCanaryWorkflowSteps(pds, TEAM, APP, 'wf-bad', '2000-01-01T00:00:00Z');
-  expect(rolledBack).toMatchObject([{ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%)' }, { status: 'pending' }]);
+  expect(rolledBack).toMatchObject([{ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0' }, { status: 'pending' }]);
 
   // The same pod template stays aborted, as in Argo; a retry (status.abort false, as `kubectl argo rollouts retry`)
   // starts it again from its first step, and it aborts again for the same reason.
@@ -179,7 +179,7 @@ it('reads a paused canary, promotes it, aborts the next release, and sees an ana
   expect(await readCanaryWorkflowSteps(pds, TEAM, APP, 'wf-bad-again', retryAt)).toMatchObject([{ status: 'running', message: '10% of traffic to 1.3.0, paused' }, { status: 'pending' }]);
   await endPause();
   await until('the second analysis abort', view, (v) => v.phase === 'Aborted');
-  expect(await readCanaryWorkflowSteps(pds, TEAM, APP, 'wf-bad-again', retryAt)).toMatchObject([{ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%)' }, { status: 'pending' }]);
+  expect(await readCanaryWorkflowSteps(pds, TEAM, APP, 'wf-bad-again', retryAt)).toMatchObject([{ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0' }, { status: 'pending' }]);
 
   // The stable tag while aborted: back to the stable ReplicaSet, Argo skips every step — Healthy with 1h pauses.
   await release('0.2.0', '0.2.0', 'wf-stable');

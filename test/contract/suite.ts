@@ -274,7 +274,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       // Kubernetes says which step failed first ("step wait-rollout failed: main: Error (exit code 1): …").
       expect(bad.audit.message).toMatch(k8s ? /: error rate 7\.2% > 5% at step 1 \(10%\); rolled back to 0\.2\.0$/ : /^error rate 7\.2% > 5% at step 1 \(10%\); rolled back to 0\.2\.0$/);
       expect(bad.steps.find((x: any) => x.status === 'failed').name).toMatch(k8s ? /^wait-rollout$/ : /^canary step 1\/2/);
-      expect(bad.steps.find((x: any) => x.name.startsWith('canary step 1/2'))).toMatchObject({ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%)' });
+      expect(bad.steps.find((x: any) => x.name.startsWith('canary step 1/2'))).toMatchObject({ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0' });
       const rolledBack = await status();
       expect(rolledBack).toMatchObject({
         argocd: { syncStatus: 'Synced', healthStatus: 'Healthy', message: expect.stringContaining(`rolled back: ${unhealthyTag} error rate 7.2% > 5% at step 1 (10%)`) },
@@ -305,7 +305,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(progress.some((m) => /^step \d+\/\d+: canary step 1\/2: 10% of traffic to 1\.3\.0 /.test(m)), progress.join('\n')).toBe(true);
       expect(again.audit.status).toBe('failed');
       expect(again.audit.message).toContain('error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0');
-      expect(again.steps.find((x: any) => x.name.startsWith('canary step 1/2'))).toMatchObject({ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%)' });
+      expect(again.steps.find((x: any) => x.name.startsWith('canary step 1/2'))).toMatchObject({ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0' });
       expect(await status()).toMatchObject({ service: { imageTag: '0.2.0' }, rollout: { phase: 'Aborted', stableTag: '0.2.0', canaryTag: unhealthyTag, workflowName: again.workflow } });
 
       // The stable tag while the release is aborted: it succeeds, Healthy on it (on Kubernetes at once: Argo skips the
@@ -342,7 +342,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         // Kubernetes: "step wait-rollout failed: main: Error (exit code 1): aborted by …" (who aborted is recorded on the Rollout).
         if (k8s) expect(gone.audit).toMatchObject({ status: 'failed', message: expect.stringMatching(new RegExp(`: aborted by ${member} at step 1 \\(10%\\); rolled back to 0\\.3\\.0$`)) });
         else expect(gone.audit).toMatchObject({ status: 'failed', message: `aborted by ${member} at step 1 (10%); rolled back to 0.3.0` });
-        expect(gone.steps.find((x: any) => x.name.startsWith('canary step 1/2'))).toMatchObject({ status: 'failed', message: `aborted by ${member} at step 1 (10%)` });
+        expect(gone.steps.find((x: any) => x.name.startsWith('canary step 1/2'))).toMatchObject({ status: 'failed', message: `aborted by ${member} at step 1 (10%); rolled back to 0.3.0` });
         expect(await status()).toMatchObject({
           argocd: { healthStatus: 'Healthy', message: expect.stringContaining(`rolled back: 0.4.0 aborted by ${member} at step 1 (10%)`) },
           service: { imageTag: '0.3.0' },

@@ -64,7 +64,7 @@ describe('a canary release read from Argo Rollouts', () => {
       { name: 'canary step 2/2: 50% of traffic to 1.3.0 for 5m, then analysis', status: 'running', message: '50% of traffic to 1.3.0, paused' },
     ]);
     const failed = canaryWorkflowSteps(rollout({ abort: true, phase: 'Degraded', currentStepIndex: 0, abortedAt: '2026-11-26T10:00:20Z' }), [run(2, 'Failed', '[0.072]')], since);
-    expect(failed.map((s) => [s.status, s.message])).toEqual([['failed', 'error rate 7.2% > 5% at step 1 (10%)'], ['pending', undefined]]);
+    expect(failed.map((s) => [s.status, s.message])).toEqual([['failed', 'error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0'], ['pending', undefined]]);
     // Deployed again: the abort and the run before this workflow began are the previous attempt's.
     const again = canaryWorkflowSteps(rollout({ abort: true, phase: 'Degraded', currentStepIndex: 0, abortedAt: '2026-11-26T09:00:00Z' }), [run(2, 'Failed', '[0.072]', '2026-11-26T09:00:00Z')], since);
     expect(again.map((s) => s.status)).toEqual(['pending', 'pending']);
