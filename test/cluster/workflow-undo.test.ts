@@ -149,7 +149,7 @@ describe.sequential('a deploy that does not succeed is undone (deploy-service on
     const name = await submit('deploy-service', deploy('0.4.0'));
     await until('0.4.0 paused at 10%', async () => {
       const s = await status();
-      return s.rollout?.canaryTag === '0.4.0' && s.rollout.phase === 'Paused' && s.rollout.canaryWeight === 10;
+      return s.rollout?.workflowName === name && s.rollout.phase === 'Paused' && s.rollout.canaryWeight === 10;
     }, 120);
     await platform.workflows.cancel(name, { userId: 'bob' });
     const run = await settled(name);
@@ -173,7 +173,7 @@ describe.sequential('a deploy that does not succeed is undone (deploy-service on
     const name = await submit('deploy-service', deploy('0.4.0'));
     await until('0.4.0 paused at 10%', async () => {
       const s = await status();
-      return s.rollout?.canaryTag === '0.4.0' && s.rollout.phase === 'Paused';
+      return s.rollout?.workflowName === name && s.rollout.phase === 'Paused';
     }, 120);
     const pds = await startTestServer({ PDS_BACKEND: 'kubernetes', PDS_REGISTRY: REGISTRY, PDS_DOMAIN: 'apps.test' }, { platform: await h.platform() });
     try {
