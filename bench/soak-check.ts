@@ -78,6 +78,27 @@ export function settleLine(line: string): SettleLine | undefined {
   return { workflow, phase };
 }
 
+/**
+ * A warning or error pds logged (pino level ≥ 40), as one summary of at most 200 characters: its message, its error
+ * code, and its error's message, so that lines of one cause count together. A 5xx answer's request line is one
+ * (`METHOD route status`, logged at warn or error). Undefined for any other line.
+ * @example problemLine('{"level":40,"msg":"GET /api/v1/tenants/{team} 503","code":"UNAVAILABLE","err":{"message":"database busy"}}')
+ *   // 'GET /api/v1/tenants/{team} 503 UNAVAILABLE: database busy'
+ */
+export function problemLine(line: string): string | undefined {
+  if (!/^\{"level":(?:[4-9]\d|\d{3,})[,}]/.test(line)) return undefined;
+  let entry: { msg?: unknown; code?: unknown; err?: { message?: unknown }; error?: unknown };
+  try {
+    entry = JSON.parse(line) as typeof entry;
+  } catch {
+    return undefined;
+  }
+  const cause = typeof entry.err?.message === 'string' ? entry.err.message : typeof entry.error === 'string' ? entry.error : '';
+  const code = typeof entry.code === 'string' ? ` ${entry.code}` : '';
+  const text = `${String(entry.msg ?? '')}${code}${cause ? `: ${cause}` : ''}`.replace(/\s+/g, ' ');
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
 /** The outcome of {@link checkSettlement}. */
 export interface SettlementReport {
   /** Writes answered 2xx. */

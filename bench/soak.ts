@@ -23,8 +23,9 @@
  * - **At the end**: once the load stops, the soak waits (up to 2 minutes) for every workflow to settle, stops the pds
  *   processes, and checks that every write answered 2xx settled exactly once across them: one audit entry, settled,
  *   and one settlement line (`workflow <name> <phase>`) in one process's log. Missing, unsettled and duplicated ones
- *   are named. Each pds's own log (JSON lines at `info`: a line per request) is written to a file and searched for
- *   secrets.
+ *   are named. Each pds's own log (JSON lines at `info`: a line per request) is written to a file, searched for
+ *   secrets, and its warnings and errors (a 5xx's request line among them) are counted by message and cause and the
+ *   most frequent printed: the files go with the soak's temp directory.
  * - **Targets** (issue 23 item 4): p99 < 50 ms every minute, and so for the log reads alone; zero 5xx; each process's
  *   RSS slope (least squares over the minutes after `SOAK_SLOPE_FROM`) < {@link RSS_SLOPE_TARGET} MiB/min; every
  *   write settled exactly once; no secret in the logs.
@@ -53,7 +54,7 @@ import { freePort, startRedisServer } from '../test/fixtures/redis-server.js';
 import { findSecrets, type SecretFinding } from '../test/helpers/secrets.js';
 import { forkEntry } from './child.js';
 import { pdsNodeFlags } from './run.js';
-import { checkSettlement, libcOf, percentile, RSS_SLOPE_TARGET, rssSlope, settleLine, slopeFrom } from './soak-check.js';
+import { checkSettlement, libcOf, percentile, problemLine, RSS_SLOPE_TARGET, rssSlope, settleLine, slopeFrom } from './soak-check.js';
 import { benchLocation } from './store.js';
 
 const USERS = 200;
@@ -176,11 +177,12 @@ async function stopPds(pds: Pds): Promise<void> {
 }
 
 /**
- * Read one pds log: the workflows it logged settling, its line count, and the secrets in it (line numbers are the
- * file's). Streamed: an hour's log is a million lines.
+ * Read one pds log: the workflows it logged settling, its warnings and errors counted by {@link problemLine}, its line
+ * count, and the secrets in it (line numbers are the file's). Streamed: an hour's log is a million lines.
  */
-async function scanLog(file: string, known: string[]): Promise<{ settled: string[]; lines: number; secrets: SecretFinding[] }> {
+async function scanLog(file: string, known: string[]): Promise<{ settled: string[]; problems: Map<string, number>; lines: number; secrets: SecretFinding[] }> {
   const settled: string[] = [];
+  const problems = new Map<string, number>();
   const secrets: SecretFinding[] = [];
   let lines = 0;
   let chunk: string[] = [];
@@ -195,10 +197,12 @@ async function scanLog(file: string, known: string[]): Promise<{ settled: string
     chunk.push(line);
     const settlement = settleLine(line);
     if (settlement) settled.push(settlement.workflow);
+    const problem = problemLine(line);
+    if (problem !== undefined) problems.set(problem, (problems.get(problem) ?? 0) + 1);
     if (chunk.length >= 10_000) scan();
   }
   scan();
-  return { settled, lines, secrets };
+  return { settled, problems, lines, secrets };
 }
 
 export async function main(): Promise<number> {
@@ -521,6 +525,15 @@ export async function main(): Promise<number> {
       ...(settlement.unlogged.length ? [`  settled, but no process logged settling it (${settlement.unlogged.length})${named(settlement.unlogged)}`] : []),
       ...(settlement.unanswered.length ? [`  audit entries no 2xx answer named (a lost answer; not counted as a miss) (${settlement.unanswered.length})${named(settlement.unanswered)}`] : []),
     ];
+    // The logs are deleted with the soak's directory: what went wrong is named here (5xx answers among it).
+    const problems = logs
+      .flatMap((l, i) => [...l.problems].map(([what, times]) => ({ what, times, n: fleet[i]!.n })))
+      .sort((a, b) => b.times - a.times);
+    const problemLines = [
+      `pds's warnings and errors: ${problems.reduce((a, p) => a + p.times, 0)} lines${problems.length ? ', most frequent first:' : ''}`,
+      ...problems.slice(0, 15).map((p) => `  ${p.times}× ${fleet.length > 1 ? `[pds ${p.n}] ` : ''}${p.what}`),
+      ...(problems.length > 15 ? [`  … ${problems.length - 15} more kinds`] : []),
+    ];
     const slopes = fleet.map((p, i) => ({ p, ...rssSlope(rows.map((r) => (r.m.rss[i] === undefined ? undefined : r.m.rss[i]! / 2 ** 20)), slopeAfter) }));
     const slopeTarget = `RSS slope after minute ${slopeAfter} < ${RSS_SLOPE_TARGET} MiB/min`;
     const secretsFound = logs.reduce((a, l) => a + l.secrets.length, 0);
@@ -556,6 +569,8 @@ export async function main(): Promise<number> {
       kinds,
       '',
       ...settlementLines,
+      '',
+      ...problemLines,
       '',
       ...checks.map(([what, ok]) => `${ok ? 'PASS' : 'MISS'}  ${what}`),
     ].join('\n');

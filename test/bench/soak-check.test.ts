@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { checkSettlement, libcOf, percentile, rssSlope, settleLine, slopeFrom } from '../../bench/soak-check.js';
+import { checkSettlement, libcOf, percentile, problemLine, rssSlope, settleLine, slopeFrom } from '../../bench/soak-check.js';
 import { createLogger } from '../../core/logger.js';
 
 describe('slope window', () => {
@@ -85,6 +85,32 @@ describe('settlement across processes', () => {
     expect(lines).toHaveLength(3);
     expect(lines.map(settleLine)).toEqual([{ workflow: 'deploy-service-x1', phase: 'succeeded' }, undefined, undefined]);
     expect(settleLine('not json "phase": "msg":"workflow ')).toBeUndefined();
+  });
+});
+
+describe("pds's warnings and errors", () => {
+  it('sums up a warning or error line by message, code and cause, and leaves info lines out', () => {
+    const lines: string[] = [];
+    const log = createLogger({
+      level: 'info',
+      pretty: false,
+      destination: new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(...chunk.toString().split('\n').filter(Boolean));
+          done();
+        },
+      }),
+    });
+    // A 503's request line as rest/request-log.ts writes it, an engine retry, and a 2xx request line.
+    log.warn({ method: 'GET', route: '/api/v1/tenants/{team}', status: 503, code: 'UNAVAILABLE', err: new Error('the record store is unavailable') }, 'GET /api/v1/tenants/{team} 503');
+    log.warn({ err: new Error('timeout exceeded\nwhen trying to connect') }, 'sandbox: could not claim workflows; retrying');
+    log.info({ method: 'GET', route: '/api/v1/tenants/{team}', status: 200 }, 'GET /api/v1/tenants/{team} 200');
+    expect(lines.map(problemLine)).toEqual([
+      'GET /api/v1/tenants/{team} 503 UNAVAILABLE: the record store is unavailable',
+      'sandbox: could not claim workflows; retrying: timeout exceeded when trying to connect',
+      undefined,
+    ]);
+    expect(problemLine('{"level":50,"msg":"' + 'x'.repeat(300) + '"}')).toHaveLength(201);
   });
 });
 
