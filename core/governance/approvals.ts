@@ -54,7 +54,7 @@ export const Approval = z.object({
   decidedAt: z.string().optional().describe('ISO 8601 UTC, once no longer pending'),
   decidedBy: z.string().optional().describe('Who settled it: the last approver, the rejecter, or the system user for expiry'),
   reason: z.string().optional().describe('Why it was rejected, expired or cancelled'),
-  outcome: z.string().optional().describe('Promote, once approved: what it did, e.g. "promoted: 0.2.0 takes all traffic", or why it did nothing'),
+  outcome: z.string().optional().describe('Promote, once approved: what it did, e.g. "promoted: 0.2.0 goes to 100% of traffic…", or why not'),
 });
 export type Approval = z.infer<typeof Approval>;
 
