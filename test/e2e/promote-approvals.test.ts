@@ -3,9 +3,9 @@
  * approval for deploy-service, `POST /api/v1/rollouts/{team}/{app}/promote` changes nothing and answers 200 with the
  * approval beside the usual fields; the requester may not approve it; a second person's approval promotes the release
  * (the canary takes 100% and the deploy succeeds long before its pause would end) and the feed says who asked and who
- * approved; a rejection leaves the release on its own pauses; a release that ended before the approval makes the
- * approved promote a no-op recorded on the approval (decided over MCP, after the host asked the person); an abort
- * stays immediate. Listing approvals tells promote requests from workflow ones.
+ * approved; a rejection or an expiry leaves the release on its own pauses; a release that ended before the approval
+ * makes the approved promote a no-op recorded on the approval (decided over MCP, after the host asked the person); an
+ * abort stays immediate. Listing approvals tells promote requests from workflow ones.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENTS, connectHttp } from '../helpers/mcp-clients.js';
@@ -122,7 +122,7 @@ describe.sequential('a promote under an approval policy', () => {
     expect(promoted).toMatchObject({ userId: 'alice', data: { workflowName: held020, canaryTag: '0.2.0', approvalId: id, approvedBy: ['bob'] } });
   });
 
-  it('rejected: the promote does not happen and the release keeps its own pauses; an abort stays immediate', async () => {
+  it('rejected or expired: the promote does not happen and the release keeps its own pauses; an abort stays immediate', async () => {
     const held030 = await release('0.3.0', true);
     // The deploy's own approval reads as a workflow approval, beside the promote's.
     const all = (await pds.api('bob', 'GET', `/api/v1/approvals?team=${TEAM}&state=all`)).body.items;
@@ -141,6 +141,16 @@ describe.sequential('a promote under an approval policy', () => {
     expect((await status()).rollout).toMatchObject({ phase: 'Paused', canaryTag: '0.3.0', canaryWeight: 10, pausedUntil: before.pausedUntil });
     expect(await workflow(held030)).toMatchObject({ settled: false });
     expect((await pds.api('bob', 'POST', `/api/v1/approvals/${id}/approve`, {})).status).toBe(409);
+
+    // Expired: nobody decided in time (the sweeper looks at least every 30 s); the promote does not happen either.
+    const quick = { approvals: { operations: ['deploy-service'], required: 1, approvers: ['role:admin', 'bob'], expiresAfter: '2s' } };
+    expect((await pds.api('root', 'PUT', `/api/v1/tenants/${TEAM}/policy`, quick)).status).toBe(200);
+    const lapsing = (await pds.api('carol', 'POST', `/api/v1/rollouts/${TEAM}/web/promote`)).body.approval.id as string;
+    const expired = await poll('the promote\'s approval to expire', 60, async () =>
+      ((await pds.api('carol', 'GET', `/api/v1/approvals?team=${TEAM}&state=expired`)).body.items as any[]).find((a) => a.id === lapsing),
+    );
+    expect(expired).toMatchObject({ subject: 'promote', decidedBy: 'system:approval-expiry' });
+    expect((await status()).rollout).toMatchObject({ phase: 'Paused', canaryTag: '0.3.0', canaryWeight: 10, pausedUntil: before.pausedUntil });
 
     const aborted = await pds.api('carol', 'POST', `/api/v1/rollouts/${TEAM}/web/abort`);
     expect(aborted.status, JSON.stringify(aborted.body)).toBe(200);
