@@ -125,23 +125,25 @@ export async function performApprovedPromote(approval: Approval, platform: Platf
   const team = approval.team;
   const app = approval.parameters.component_name ?? '';
   let outcome: string;
+  let rollout: RolloutView | undefined;
   try {
-    const rollout = await platform.rollouts.promote(team, app, approval.requestedBy, approval.workflowName);
+    rollout = await platform.rollouts.promote(team, app, approval.requestedBy, approval.workflowName);
     outcome = `promoted: ${rollout.canaryTag} goes to 100% of traffic without the remaining pauses`;
-    const tenant = await platform.backend.getTenantRef(team);
-    if (tenant) {
-      await platform.governance
-        .record(tenant, {
-          type: 'rollout.promoted',
-          userId: approval.requestedBy,
-          timestamp: new Date().toISOString(),
-          data: { ...feedData(app, rollout), approvalId: approval.id, approvedBy: [...approval.approvedBy] },
-        })
-        .catch(() => undefined);
-    }
   } catch (err) {
     if (isPlatformError(err) && (err.code === 'CONFLICT' || err.code === 'NOT_FOUND')) outcome = `not promoted: ${err.message}`;
     else outcome = `not promoted: the promote could not be handed over (${isPlatformError(err) ? err.message : 'unexpected error'}); ask for it again`;
+  }
+  // Handed over already: a feed that cannot be written must not read as a failed promote.
+  const tenant = rollout && (await platform.backend.getTenantRef(team).catch(() => undefined));
+  if (rollout && tenant) {
+    await platform.governance
+      .record(tenant, {
+        type: 'rollout.promoted',
+        userId: approval.requestedBy,
+        timestamp: new Date().toISOString(),
+        data: { ...feedData(app, rollout), approvalId: approval.id, approvedBy: [...approval.approvedBy] },
+      })
+      .catch(() => undefined);
   }
   // The decision is recorded already; an outcome that cannot be written must not read as a refused decision.
   await platform.approvals.promoteOutcome(approval.id, outcome).catch(() => undefined);
