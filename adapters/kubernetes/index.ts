@@ -21,7 +21,7 @@ import { RepoFullName } from '../../core/model.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
 import { githubAppCodeHost } from '../github/app.js';
-import { kubernetesRollouts, readCanaryWorkflowSteps, readRolloutView } from './rollouts.js';
+import { kubernetesRollouts, readCanaryWorkflowSteps, readRolloutView, type RolledBackRelease } from './rollouts.js';
 import { applicationName } from '../../core/names.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
@@ -35,6 +35,7 @@ import { CountingKubeConfig, loadKubeConfig, ownNamespace } from './kubeconfig.j
 import { clusterOperations } from './operations.js';
 import { podLogSource } from './pod-logs.js';
 import { PreviewReaper } from './previews.js';
+import { ANNOTATION } from './objects.js';
 import { ClusterObserver } from './observer.js';
 import { createWebhooks, type WebhookOptions } from '../webhooks/index.js';
 
@@ -116,6 +117,16 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     await records.close();
     throw err;
   }
+  /** What deploy-service's exit handler recorded on the Application of a release it rolled back, if anything. */
+  const rolledBackOf = (team: string, app: string): RolledBackRelease | undefined => {
+    const text = cache.applications.list().find((a) => a.metadata?.name === applicationName(team, app))?.metadata?.annotations?.[ANNOTATION.rolledBack];
+    try {
+      const record = text ? (JSON.parse(text) as Partial<RolledBackRelease>) : undefined;
+      return record && typeof record.workflow === 'string' ? { workflow: record.workflow, canaryTag: String(record.canaryTag ?? ''), stableTag: String(record.stableTag ?? ''), message: String(record.message ?? '') } : undefined;
+    } catch {
+      return undefined; // not written by pds: ignored
+    }
+  };
   const hasRollout = (team: string, app: string) => cache.deployments.get(applicationName(team, app), team)?.spec?.replicas === 0;
   const logs = options.lokiUrl ? lokiLogSource({ url: options.lokiUrl, fetch: options.fetch }) : podLogSource(kc);
   const backend = kubernetesBackend({
@@ -141,7 +152,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     reconcileEveryMs: options.reconcileEveryMs,
     vanishedAfterSeconds: options.vanishedAfterSeconds,
     releaseEveryMs: options.releaseEveryMs,
-    releaseSteps: async (run) => (hasRollout(run.team!, run.service!) ? readCanaryWorkflowSteps(kc, run.team!, run.service!, run.name, run.startedAt) : []),
+    releaseSteps: async (run) => (hasRollout(run.team!, run.service!) ? readCanaryWorkflowSteps(kc, run.team!, run.service!, run.name, run.startedAt, rolledBackOf(run.team!, run.service!)) : []),
     log,
   });
   engine.start();

@@ -19,7 +19,7 @@ import type { WorkflowStep } from '../../core/model.js';
 import { applicationName } from '../../core/names.js';
 import type { RolloutControl } from '../../core/ports.js';
 import { analysisFailure, errorRateVerdict, formatPause, parseCanarySteps, type RolloutView } from '../../core/rollouts.js';
-import { ANNOTATION, ARGO_GROUP } from './objects.js';
+import { ANNOTATION, ARGO_GROUP, LABEL } from './objects.js';
 
 /** Argo Rollouts' API version. */
 export const ROLLOUTS_VERSION = 'v1alpha1';
@@ -134,16 +134,26 @@ export async function readRollout(kc: KubeConfig, team: string, app: string): Pr
  */
 export function kubernetesRollouts(kc: KubeConfig, serviceExists: (team: string, app: string) => Promise<boolean>): RolloutControl {
   const custom = kc.makeApiClient(CustomObjectsApi);
-  async function act(team: string, app: string, what: 'promote' | 'abort', userId: string): Promise<RolloutView> {
+  /** The release in progress (`release`'s, when given), or the refusal saying why there is none to act on. */
+  async function inProgress(team: string, app: string, what: 'promote' | 'abort', release?: string): Promise<RolloutView> {
     const rollout = await readRollout(kc, team, app);
     const view = rollout && rolloutView(rollout);
     if (!view) {
       if (!(await serviceExists(team, app))) throw new NotFound(`service not found: ${team}/${app}`);
       throw new Conflict(`no canary or blue-green release of ${team}/${app} is in progress to ${what} (it has no Rollout: strategy rolling); a release starts with deploy-service action=deploy`);
     }
-    if (view.phase !== 'Paused' && view.phase !== 'Progressing') {
+    const running = view.phase === 'Paused' || view.phase === 'Progressing';
+    if (release !== undefined && view.workflowName !== release) {
+      throw new Conflict(`the release of ${team}/${app} that was to be promoted (${release}) has ended; its Rollout is on ${view.canaryTag} (${view.workflowName}), ${view.phase}`);
+    }
+    if (!running) {
+      if (release !== undefined) throw new Conflict(`the release of ${team}/${app} that was to be promoted (${release}) has ended: its Rollout is ${view.phase} on ${view.canaryTag}`);
       throw new Conflict(`no canary or blue-green release of ${team}/${app} is in progress to ${what}: its Rollout is ${view.phase} on ${view.canaryTag}`);
     }
+    return view;
+  }
+  async function act(team: string, app: string, what: 'promote' | 'abort', userId: string, release?: string): Promise<RolloutView> {
+    const view = await inProgress(team, app, what, release);
     const object = { group: ARGO_GROUP, version: ROLLOUTS_VERSION, namespace: team, plural: 'rollouts', name: applicationName(team, app) };
     const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
     try {
@@ -159,7 +169,8 @@ export function kubernetesRollouts(kc: KubeConfig, serviceExists: (team: string,
     return view;
   }
   return {
-    promote: (team, app, userId) => act(team, app, 'promote', userId),
+    current: (team, app) => inProgress(team, app, 'promote'),
+    promote: (team, app, userId, release) => act(team, app, 'promote', userId, release),
     abort: (team, app, userId) => act(team, app, 'abort', userId),
   };
 }
@@ -181,17 +192,18 @@ export interface AnalysisRun extends KubernetesObject {
 export const STEP_RUN_LABEL = { podHash: 'rollouts-pod-template-hash', type: 'rollout-type', stepIndex: 'step-index' } as const;
 
 /**
- * The AnalysisRuns of the canary steps of the release whose pod template hash is `podHash`, oldest first.
+ * The AnalysisRuns of the canary steps of the release whose pod template hash is `podHash` (and that `selector`
+ * selects, a label selector), oldest first.
  * @throws Upstream when the API server refuses the list (a 404, no AnalysisRun kind, is none).
  */
-export async function readStepAnalysisRuns(kc: KubeConfig, team: string, podHash: string): Promise<AnalysisRun[]> {
+export async function readStepAnalysisRuns(kc: KubeConfig, team: string, podHash: string | undefined, selector?: string): Promise<AnalysisRun[]> {
   try {
     const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
       group: ARGO_GROUP,
       version: ROLLOUTS_VERSION,
       namespace: team,
       plural: 'analysisruns',
-      labelSelector: `${STEP_RUN_LABEL.type}=Step,${STEP_RUN_LABEL.podHash}=${podHash}`,
+      labelSelector: [`${STEP_RUN_LABEL.type}=Step`, ...(podHash ? [`${STEP_RUN_LABEL.podHash}=${podHash}`] : []), ...(selector ? [selector] : [])].join(','),
     })) as { items?: AnalysisRun[] };
     return (list.items ?? []).sort((a, b) => created(a).localeCompare(created(b)) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   } catch (err) {
@@ -298,17 +310,17 @@ export function abortReason(rollout: Rollout, runs: readonly AnalysisRun[]): str
  * previous attempt's, so a release deployed again shows its own steps, all pending until it is retried.
  * `[]` for a blue-green Rollout.
  */
-export function canaryWorkflowSteps(rollout: Rollout, runs: readonly AnalysisRun[], since: string): WorkflowStep[] {
+export function canaryWorkflowSteps(rollout: Rollout, runs: readonly AnalysisRun[], since: string, rolledBack?: RolledBackRelease): WorkflowStep[] {
   const steps = canaryStepsOf(rollout);
   const status = rollout.status ?? {};
-  const tag = rollout.metadata?.annotations?.[ANNOTATION.canaryTag] || tagOf(rollout.spec?.template?.spec?.containers?.[0]?.image);
+  const tag = rolledBack?.canaryTag || rollout.metadata?.annotations?.[ANNOTATION.canaryTag] || tagOf(rollout.spec?.template?.spec?.containers?.[0]?.image);
   const mine = runs.filter((r) => created(r) >= since);
   const byStep = newestByStep(mine);
   // abortedAt has whole seconds: one in the second the workflow began is taken as before it (its own release cannot
   // be aborted that fast), as wait-rollout takes it.
-  const abortedBefore = !!status.abort && !!status.abortedAt && Date.parse(status.abortedAt) <= Date.parse(since);
-  const reason = abortedBefore ? undefined : abortReason(rollout, mine);
-  const healthy = status.phase === 'Healthy' && !!status.stableRS && status.stableRS === status.currentPodHash;
+  const abortedBefore = !rolledBack && !!status.abort && !!status.abortedAt && Date.parse(status.abortedAt) <= Date.parse(since);
+  const reason = rolledBack ? rolledBack.message : abortedBefore ? undefined : abortReason(rollout, mine);
+  const healthy = !rolledBack && status.phase === 'Healthy' && !!status.stableRS && status.stableRS === status.currentPodHash;
   const index = status.currentStepIndex ?? 0;
   let blocked = abortedBefore;
   return steps.map((at) => {
@@ -320,7 +332,7 @@ export function canaryWorkflowSteps(rollout: Rollout, runs: readonly AnalysisRun
     if (verdict?.ok === false || reason) {
       blocked = true;
       // As the sandbox says it: the reason, and where the traffic went back.
-      const stable = rollout.metadata?.annotations?.[ANNOTATION.stableTag];
+      const stable = rolledBack?.stableTag ?? rollout.metadata?.annotations?.[ANNOTATION.stableTag];
       return { ...step, status: 'failed', message: reason ? `${reason}${stable ? `; rolled back to ${stable}` : ''}` : analysisFailure(verdict!.text, at.step, at.weight) };
     }
     if (healthy) return { ...step, status: 'skipped', message: 'promoted past it' };
@@ -330,15 +342,32 @@ export function canaryWorkflowSteps(rollout: Rollout, runs: readonly AnalysisRun
   });
 }
 
+/** A release deploy-service's exit handler rolled back and reverted in Git (the Application's `pds.dev/rolled-back`). */
+export interface RolledBackRelease {
+  workflow: string;
+  canaryTag: string;
+  stableTag: string;
+  /** Why, e.g. "error rate 7.2% > 5% at step 1 (10%)", "aborted by carol at step 1 (10%)". */
+  message: string;
+}
+
 /**
  * The canary steps of `workflowName`'s release of `team/app` (see {@link canaryWorkflowSteps}), when the service's
- * Rollout carries that release; `[]` otherwise (a rolling or blue-green service, another release).
+ * Rollout carries that release, or when `rolledBack` says the exit handler rolled that release back (its revert took
+ * the Rollout back to the release before; the steps then come from the service's AnalysisRuns since `since`, and the
+ * failed one says why it was rolled back). `[]` otherwise (a rolling or blue-green service, another release).
  * @throws Upstream when the Rollout or its AnalysisRuns cannot be read.
  */
-export async function readCanaryWorkflowSteps(kc: KubeConfig, team: string, app: string, workflowName: string, since: string): Promise<WorkflowStep[]> {
+export async function readCanaryWorkflowSteps(kc: KubeConfig, team: string, app: string, workflowName: string, since: string, rolledBack?: RolledBackRelease): Promise<WorkflowStep[]> {
   const rollout = await readRollout(kc, team, app);
-  if (!rollout?.spec?.strategy?.canary || rollout.metadata?.annotations?.[ANNOTATION.workflow] !== workflowName || !rollout.status?.currentPodHash) return [];
-  return canaryWorkflowSteps(rollout, await readStepAnalysisRuns(kc, team, rollout.status.currentPodHash), since);
+  if (!rollout?.spec?.strategy?.canary) return [];
+  if (rollout.metadata?.annotations?.[ANNOTATION.workflow] === workflowName && rollout.status?.currentPodHash) {
+    return canaryWorkflowSteps(rollout, await readStepAnalysisRuns(kc, team, rollout.status.currentPodHash), since);
+  }
+  if (rolledBack?.workflow !== workflowName) return [];
+  // The AnalysisRuns carry the Rollout's selector labels (pds.dev/tenant, pds.dev/service), whatever the pod hash.
+  const runs = await readStepAnalysisRuns(kc, team, undefined, `${LABEL.service}=${app}`);
+  return canaryWorkflowSteps(rollout, runs, since, rolledBack);
 }
 
 /**
