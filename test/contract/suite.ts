@@ -357,7 +357,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         await root.close();
       }
       succeeded(await run(member, 'deploy-service', strategy({ strategy: 'rolling' })));
-    });
+    }, 300_000); // a dozen deploys on Kubernetes, each through Argo CD and the Rollouts stand-in
 
     it('rollouts: a deploy cancelled mid-canary leaves the service Healthy on its previous tag, all traffic on stable', async () => {
       const status = async () => (await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body;
