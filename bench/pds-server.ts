@@ -12,6 +12,10 @@ const server = await startServer(loadConfig());
 process.send!({ url: server.url, startMs: performance.now() - before, uptimeMs: process.uptime() * 1000 });
 process.on('message', async (msg: { type: string }) => {
   if (msg.type === 'rss') process.send!(process.memoryUsage());
+  if (msg.type === 'heap') {
+    globalThis.gc?.();
+    process.send!(process.memoryUsage());
+  }
   if (msg.type === 'cpu') process.send!(process.cpuUsage());
   if (msg.type === 'stop') {
     await server.close();
