@@ -133,7 +133,8 @@ export interface CancelRequest {
   /** Why, when the person said, e.g. `wrong tag`; appended to the message. */
   reason?: string;
   /**
-   * Kubernetes: Argo's `Terminate` (no exit handlers) in place of `Stop`. The sandbox stops between steps either way.
+   * Kubernetes: Argo's `Terminate` (no exit handlers, so deploy-service's undo does not run) in place of `Stop`. The
+   * sandbox stops between steps either way.
    */
   force?: boolean;
 }

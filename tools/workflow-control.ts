@@ -3,7 +3,8 @@
  *
  * - `POST /api/v1/workflows/{name}/cancel` stops a workflow that has not settled; it settles `failed` with `cancelled
  *   by <user>`, the service stays on its last good version, and the cancellation is a `workflow.cancelled` event in
- *   the tenant's feed (never an audit entry: the execution's own entry settles `failed`).
+ *   the tenant's feed (never an audit entry: the execution's own entry settles `failed`). With `force` (Kubernetes:
+ *   Argo's Terminate) the exit handler that undoes a deploy does not run, and the answer warns so.
  * - `POST /api/v1/workflows/{name}/retry` executes the failed workflow's operation again, by whoever retries, with its
  *   recorded parameters, through the execute pipeline every execution takes (access, scopes, preflight, freeze
  *   windows, confirmation, audit); it never copies `confirm`, `override_reason` or secret values.
@@ -76,6 +77,12 @@ export const cancelWorkflow = defineTool({
           data: { workflowName: name, operation: audit.operation, ...(reason && { reason }) },
         })
         .catch(() => (warning = ' Warning: the cancellation could not be added to the tenant\'s event feed.'));
+    }
+    // Argo's Terminate runs no exit handler: deploy-service's undo (abort the release, revert its commit) is skipped.
+    if (force) {
+      const app = audit.parameters.component_name;
+      const check = team && app ? `; check it with ${ctx.door.name({ tool: 'platform_get_status', arguments: { team, app } })}` : '';
+      warning += ` Warning: force terminates the workflow without its exit handler, so on Kubernetes nothing it already changed is undone and the service may be left half-rolled${check}.`;
     }
     const settled = run.phase !== 'submitted';
     const message = settled

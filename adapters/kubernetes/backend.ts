@@ -11,6 +11,7 @@
  * | Resource usage | the ResourceQuota's `status.hard` and `status.used` (kube-controller-manager keeps them) |
  */
 import type { V1Deployment, V1Namespace } from '@kubernetes/client-node';
+import { z } from 'zod';
 import { NotFound } from '../../core/errors.js';
 import { HealthStatus, SyncStatus, type LogLine, type Member, type MemberRole, type ResourceUsage, type Service, type Status, type Tenant } from '../../core/model.js';
 import { applicationName } from '../../core/names.js';
@@ -147,7 +148,7 @@ export function kubernetesBackend({ cache, argocdNamespace, logs, rollout: rollo
       const health = HealthStatus.safeParse(s.health?.status);
       const message =
         s.health?.message || s.conditions?.map((c) => c.message).filter(Boolean).join('; ') || s.operationState?.message || '';
-      const rollout = await rolloutOf?.(team, app);
+      const rollout = rolledBackView(application, service.imageTag, await rolloutOf?.(team, app));
       // An aborted release is not the service's state: the stable tag serves all traffic (wait-rollout failed the
       // deploy, so pds.dev/image-tag still names it), and the message says what was rolled back.
       const rolledBack = rollout?.phase === 'Aborted' && rollout.stableTag
@@ -191,6 +192,29 @@ export function kubernetesBackend({ cache, argocdNamespace, logs, rollout: rollo
       };
     },
   };
+}
+
+/** What deploy-service's exit handler records on the Application when it rolls a release back (`ANNOTATION.rolledBack`). */
+const RolledBack = z.object({ workflow: z.string(), canaryTag: z.string(), stableTag: z.string(), message: z.string() });
+
+/**
+ * The release as status shows it. Once the exit handler has reverted an aborted release in Git, the Rollout is Healthy
+ * on its stable template again and its annotations name the release before; the Application's record of the rollback
+ * then says what was rolled back (as the aborted Rollout did) until a deploy records another tag or the service runs
+ * another one.
+ */
+function rolledBackView(application: Application, imageTag: string, rollout: RolloutView | undefined): RolloutView | undefined {
+  if (rollout?.phase !== 'Healthy') return rollout;
+  let record: z.infer<typeof RolledBack> | undefined;
+  try {
+    const parsed = RolledBack.safeParse(JSON.parse(application.metadata?.annotations?.[ANNOTATION.rolledBack] || 'null'));
+    record = parsed.success ? parsed.data : undefined;
+  } catch {
+    record = undefined; // not written by pds: ignored
+  }
+  if (!record || !record.stableTag || record.stableTag !== imageTag) return rollout;
+  const { pausedUntil: _paused, ...view } = rollout;
+  return { ...view, phase: 'Aborted', canaryWeight: 0, canaryTag: record.canaryTag, stableTag: record.stableTag, message: record.message, workflowName: record.workflow };
 }
 
 /** The tag of the first container's image of a Deployment (`registry/acme/web:0.1.0` → `0.1.0`), or ''. */

@@ -16,9 +16,10 @@
  * the ghost reconciler once the informer has listed them.
  *
  * A cancellation (issue 22) records who asked on the workflow record, then sets the Workflow's `spec.shutdown`
- * (`Stop`, or `Terminate` with `force`); Argo stops its running step and ends it `Failed`, and pds settles it with
- * `cancelled by <user>` in place of Argo's "Stopped with strategy 'Stop'". A record without a Workflow (not created
- * yet, e.g. awaiting approval, or gone) is settled at once.
+ * (`Stop`, or `Terminate` with `force`); Argo stops its running step, runs the exit handler (`Stop` only: deploy-service's
+ * undo, `deploy/workflows/deploy-service.yaml`) and ends it `Failed`, and pds settles it with `cancelled by <user>` in
+ * place of Argo's "Stopped with strategy 'Stop'". A record without a Workflow (not created yet, e.g. awaiting approval,
+ * or gone) is settled at once.
  */
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';

@@ -38,6 +38,11 @@ export const ANNOTATION = {
   stableTag: 'pds.dev/stable-tag',
   canaryTag: 'pds.dev/canary-tag',
   workflow: 'pds.dev/workflow',
+  /**
+   * On an Application: the release deploy-service's exit handler rolled back (issue 22), JSON `{workflow, canaryTag,
+   * stableTag, message}`; empty once a deploy records a new tag.
+   */
+  rolledBack: 'pds.dev/rolled-back',
 } as const;
 
 /** The ResourceQuota create-tenant makes in a tenant's namespace. */

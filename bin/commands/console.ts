@@ -4,10 +4,9 @@
  * it with the server's `PDS_BASE_URL`/`PORT` and `PDS_DATA_DIR`. The URL is valid 10 minutes and works once; its code
  * travels in the fragment (`#code=`), which browsers never send to a server, and the page exchanges it by a POST.
  */
-import { parseArgs } from 'node:util';
 import { CONSOLE_CODE_TTL, issueConsoleCode } from '../../auth/console-code.js';
-import { loadOrCreateSecret } from '../../auth/self-issued.js';
 import { loadConfig } from '../../config.js';
+import { operatorArgs, serverSecret } from '../operator.js';
 
 export const summary = 'print a one-time web console sign-in URL (sandbox; operators)';
 
@@ -22,32 +21,19 @@ Run it with the same PDS_BASE_URL/PORT and PDS_DATA_DIR as the server.`;
 
 /** Print the URL on stdout; returns 0, 2 for a usage error, 1 on a backend other than the sandbox. */
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      user: { type: 'string', short: 'u' },
-      'no-browser': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  if (!values.user) {
-    console.error(`pds console: --user is required\n\n${USAGE}`);
-    return 2;
-  }
+  const args = operatorArgs('console', argv, USAGE, { 'no-browser': { type: 'boolean' } });
+  if (typeof args === 'number') return args;
+  const { user } = args;
   const config = loadConfig();
   if (config.backend !== 'sandbox') {
     console.error('pds console: one-time sign-in URLs are for the sandbox backend only; on this pds, open its base URL and sign in');
     return 1;
   }
-  const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
-  const url = `${config.baseUrl}/console/sign-in#code=${await issueConsoleCode(secret, config.baseUrl, values.user)}`;
+  const { secret } = await serverSecret(config);
+  const url = `${config.baseUrl}/console/sign-in#code=${await issueConsoleCode(secret, config.baseUrl, user)}`;
   console.log(url);
-  if (process.stderr.isTTY) console.error(`pds console: sign-in for ${values.user}, valid ${CONSOLE_CODE_TTL / 60} minutes, once`);
-  if (!values['no-browser'] && process.stdout.isTTY) {
+  if (process.stderr.isTTY) console.error(`pds console: sign-in for ${user}, valid ${CONSOLE_CODE_TTL / 60} minutes, once`);
+  if (!args.values['no-browser'] && process.stdout.isTTY) {
     const { default: open } = await import('open');
     await open(url).catch(() => console.error('pds console: could not open a browser; open the URL above'));
   }

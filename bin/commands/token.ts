@@ -1,8 +1,7 @@
 /** `pds token`: print a self-issued HS256 token for a user (`docs/api.md#authentication`, self-issued form). */
-import { parseArgs } from 'node:util';
-import { issueSelfToken, loadOrCreateSecret } from '../../auth/self-issued.js';
-import { loadConfig } from '../../config.js';
+import { issueSelfToken } from '../../auth/self-issued.js';
 import { durationSeconds } from '../../tools/logs.js';
+import { operatorArgs, serverSecret } from '../operator.js';
 
 export const summary = 'mint a token with the server secret (operators)';
 
@@ -16,32 +15,21 @@ Run it with the same PDS_BASE_URL/PORT and PDS_DATA_DIR as the server.`;
 
 /** Print one token to stdout; returns 0, or 2 for a missing --user or a bad --ttl. */
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      user: { type: 'string', short: 'u' },
-      groups: { type: 'string', short: 'g', default: '' },
-      ttl: { type: 'string', default: '1h' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const args = operatorArgs('token', argv, USAGE, {
+    groups: { type: 'string', short: 'g', default: '' },
+    ttl: { type: 'string', default: '1h' },
   });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  if (!values.user) {
-    console.error(`pds token: --user is required\n\n${USAGE}`);
-    return 2;
-  }
-  const ttl = durationSeconds(values.ttl!);
+  if (typeof args === 'number') return args;
+  const { user } = args;
+  const values = args.values as { groups: string; ttl: string };
+  const ttl = durationSeconds(values.ttl);
   if (!ttl || ttl > 365 * 86400) {
     console.error(`pds token: --ttl must be a duration like 30m, 12h or 7d, at most 365d (got "${values.ttl}")`);
     return 2;
   }
-  const config = loadConfig();
-  const secret = await loadOrCreateSecret(config.jwtSecret, config.dataDir);
-  const groups = values.groups!.split(',').map((g) => g.trim()).filter(Boolean);
-  console.log(await issueSelfToken(secret, config.baseUrl, { sub: values.user, groups }, ttl));
+  const { config, secret } = await serverSecret();
+  const groups = values.groups.split(',').map((g) => g.trim()).filter(Boolean);
+  console.log(await issueSelfToken(secret, config.baseUrl, { sub: user, groups }, ttl));
   // Said on a terminal only, so `$(npx pds token …)` stays clean: the issuer must be the server's base URL.
   if (process.stderr.isTTY) console.error(`pds token: for ${config.baseUrl} (PDS_BASE_URL, else http://localhost:$PORT, as pds serve)`);
   return 0;

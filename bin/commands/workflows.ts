@@ -2,7 +2,8 @@
  * `pds workflows [--team T] [--service APP] [--operation OP] [--limit N]`: the workflow history, newest first
  * (`GET /api/v1/workflows`); with `--team` and `--service`, a service's deploy history.
  *
- * `pds workflows cancel WORKFLOW [--reason TEXT] [--force]` stops a workflow that has not settled, and
+ * `pds workflows cancel WORKFLOW [--reason TEXT] [--force]` stops a workflow that has not settled (`--force`: Argo's
+ * Terminate, which skips deploy-service's undo; the answer warns so), and
  * `pds workflows retry WORKFLOW [--yes] [--wait]` executes a failed one again (issue 22;
  * `POST /api/v1/workflows/{name}/cancel|retry`). A retry of an operation that needs confirmation shows its plan and
  * asks, as `pds retire` does; `--yes` answers for the person.
@@ -24,7 +25,7 @@ function cancelCommand() {
   return apiCommand('cancel', 'stop a running or awaiting workflow')
     .argument('<workflow>', 'the workflow, e.g. deploy-service-x7k2p')
     .option('--reason <text>', 'why, for the tenant\'s event feed, e.g. "wrong tag"')
-    .option('--force', 'on Kubernetes: terminate at once (no exit handlers) instead of stopping')
+    .option('--force', 'on Kubernetes: terminate at once instead of stopping; skips the undo (exit handler), so the service may be left half-rolled')
     .action(async (name: string, o: { reason?: string; force?: boolean }, command: Command) => {
       // Loaded when used: every other command starts without these definitions.
       const { cancelWorkflow } = await import('../../tools/workflow-control.js');

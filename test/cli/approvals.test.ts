@@ -3,31 +3,17 @@
  * (issue 20 item 2): an approver lists what waits for them, the requester is refused, an approval starts the
  * workflow, a rejection needs a reason and fails it, and `pds policy events` shows each decision.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-process.js';
 import { executeAndWait, registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
-const PDS = path.resolve('bin/pds-src.js');
 let pds: TestServer;
 let home: string;
 
-async function run(args: string[], user: string, groups: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
-  const token = await pds.token(user, groups);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [PDS, ...args], {
-      env: { ...process.env, XDG_CONFIG_HOME: home, PDS_BASE_URL: pds.url, PDS_TOKEN: token },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const run = (args: string[], user: string, groups: string[] = []) => runCli(pds, home, args, { user, groups });
 
 async function rollback(tag: string): Promise<string> {
   const res = await pds.api('carol', 'POST', '/api/v1/operations/rollback-service/execute', { team_name: 'acme', component_name: 'web', target_tag: tag });

@@ -2,34 +2,17 @@
  * `pds policy get|set|events` as a real process against a real pds (issue 20): a tenant admin sets a policy from a YAML
  * file, a member reads it back, an invalid document is refused with the server's message, and the change is in the feed.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-process.js';
 import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
 
-const PDS = path.resolve('bin/pds-src.js');
 let pds: TestServer;
 let home: string;
 
-function run(args: string[], user: string, stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  return pds.token(user).then(
-    (token) =>
-      new Promise((resolve) => {
-        const child = spawn(process.execPath, [PDS, ...args], {
-          env: { ...process.env, XDG_CONFIG_HOME: home, PDS_BASE_URL: pds.url, PDS_TOKEN: token },
-          stdio: ['pipe', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d) => (stdout += d));
-        child.stderr.on('data', (d) => (stderr += d));
-        child.stdin.end(stdin);
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      }),
-  );
-}
+const run = (args: string[], user: string, stdin = '') => runCli(pds, home, args, { user, stdin });
 
 beforeAll(async () => {
   home = await mkdtemp(path.join(tmpdir(), 'pds-cli-policy-'));

@@ -3,35 +3,19 @@
  * promotion rule's words until the staging image ran healthy 30 minutes (the platform's clock is moved, not waited
  * for), then it deploys exactly that digest through deploy-service, audited with image_digest and promoted_from.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
+import { runCli } from '../helpers/cli-process.js';
 import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
 
-const PDS = path.resolve('bin/pds-src.js');
 let pds: TestServer;
 let home: string;
 let offset = 0;
 
-function run(args: string[], user: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return pds.token(user).then(
-    (token) =>
-      new Promise((resolve) => {
-        const child = spawn(process.execPath, [PDS, ...args], {
-          env: { ...process.env, XDG_CONFIG_HOME: home, PDS_BASE_URL: pds.url, PDS_TOKEN: token },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d) => (stdout += d));
-        child.stderr.on('data', (d) => (stderr += d));
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      }),
-  );
-}
+const run = (args: string[], user: string) => runCli(pds, home, args, { user });
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, seconds = 20): Promise<T> {
   const deadline = Date.now() + seconds * 1000;

@@ -4,34 +4,17 @@
  * it and waits for it; aborts the next one, which fails saying who aborted it; a viewer and a promote with nothing in
  * progress are refused with the server's message.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-process.js';
 import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
 
-const PDS = path.resolve('bin/pds-src.js');
 let pds: TestServer;
 let home: string;
 
-function run(args: string[], user: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return pds.token(user).then(
-    (token) =>
-      new Promise((resolve) => {
-        const child = spawn(process.execPath, [PDS, ...args], {
-          env: { ...process.env, XDG_CONFIG_HOME: home, PDS_BASE_URL: pds.url, PDS_TOKEN: token },
-          stdio: ['pipe', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d) => (stdout += d));
-        child.stderr.on('data', (d) => (stderr += d));
-        child.stdin.end();
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      }),
-  );
-}
+const run = (args: string[], user: string) => runCli(pds, home, args, { user });
 
 /** Until the release of `tag` holds its first weight (a pause of "1h" lasts 3 minutes here: time to act). */
 async function paused(tag: string): Promise<void> {

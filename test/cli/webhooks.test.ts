@@ -3,35 +3,19 @@
  * from YAML and sees the new secret once, a member lists them without it, a non-admin is refused, and the deliveries
  * to a receiver on 127.0.0.1 are listed.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-process.js';
 import { executeAndWait, startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
-const PDS = path.resolve('bin/pds-src.js');
 let pds: TestServer;
 let home: string;
 let receiver: Receiver;
 
-function run(args: string[], user: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return pds.token(user).then(
-    (token) =>
-      new Promise((resolve) => {
-        const child = spawn(process.execPath, [PDS, ...args], {
-          env: { ...process.env, XDG_CONFIG_HOME: home, PDS_BASE_URL: pds.url, PDS_TOKEN: token },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d) => (stdout += d));
-        child.stderr.on('data', (d) => (stderr += d));
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      }),
-  );
-}
+const run = (args: string[], user: string) => runCli(pds, home, args, { user });
 
 beforeAll(async () => {
   home = await mkdtemp(path.join(tmpdir(), 'pds-cli-webhooks-'));

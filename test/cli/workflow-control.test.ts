@@ -3,31 +3,21 @@
  * holds a step open (`test/helpers/step-hold.ts`): cancel a deploy mid-run, retry it with `--wait`, a viewer refused,
  * a settled workflow refused; a retry of a retirement shows the plan and asks, and runs only with a yes (`--yes`).
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
+import { runCli } from '../helpers/cli-process.js';
 import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 import { stepHolds } from '../helpers/step-hold.js';
 
-const PDS = path.resolve('bin/pds-src.js');
 const holds = stepHolds();
 let pds: TestServer;
 let home: string;
 
 /** `pds args…` as `user`, stdin closed (no answer to a question is no). */
-async function run(user: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, XDG_CONFIG_HOME: home, NO_COLOR: '1', PDS_BASE_URL: pds.url, PDS_TOKEN: await pds.token(user) };
-  const child = spawn(process.execPath, [PDS, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdin.end();
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr })));
-}
+const run = (user: string, args: string[]) => runCli(pds, home, args, { user });
 
 async function execute(operation: string, params: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }> {
   return pds.api('alice', 'POST', `/api/v1/operations/${operation}/execute`, params);

@@ -16,7 +16,7 @@ import { startTestServer } from '../helpers/server.js';
 import { ARGOCD, startClusterHarness } from './platform.js';
 
 describeContract('kubernetes', async () => {
-  const harness = await startClusterHarness({ [REPO]: [...TAGS, '0.2.0', '1.3.0', '0.3.0', '0.4.0'] });
+  const harness = await startClusterHarness({ [REPO]: [...TAGS, '0.2.0', '1.3.0', '0.3.0', '0.4.0', '0.5.0'] });
   const github = await startGitHubFixture();
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   github.setApp('4242', publicKey.export({ type: 'spki', format: 'pem' }).toString());

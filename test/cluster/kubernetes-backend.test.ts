@@ -310,10 +310,15 @@ describe.sequential('the kubernetes backend', () => {
       expect(app).not.toHaveProperty('spec');
       expect(app.metadata?.managedFields).toBeUndefined();
     }
-    // A workflow that settled while this pds watched: Argo's labels said so, its steps were kept with the outcome.
-    const settled = held.find((wf) => wf.metadata?.labels?.['workflows.argoproj.io/completed'] === 'true' && wf.metadata.name?.startsWith('rollback-service-'))!;
-    const name = settled.metadata!.name!;
-    expect(settled.metadata?.labels?.['workflows.argoproj.io/phase']).toBe('Failed');
+    // A workflow that settled while this pds watched (the failed rollback above): Argo's labels said so, its steps
+    // were kept with the outcome. Other files' Workflows may share the namespace, in any order: pick by labels.
+    const settled = held.find((wf) => {
+      const labels = wf.metadata?.labels ?? {};
+      return labels['workflows.argoproj.io/completed'] === 'true' && labels['workflows.argoproj.io/phase'] === 'Failed' &&
+        labels['pds.dev/tenant'] === TEAM && wf.metadata?.name?.startsWith('rollback-service-');
+    });
+    expect(settled, 'the failed rollback held metadata-only').toBeDefined();
+    const name = settled!.metadata!.name!;
     expect((await platform.records.workflows.get(name))?.steps.length).toBeGreaterThan(0);
     const before = platform.kubeconfig.requests;
     const run = await platform.workflows.get(name);

@@ -12,7 +12,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -29,11 +29,11 @@ import { applicationName, previewName, serviceHost } from '../../core/names.js';
 import { sourceImage } from '../../core/images.js';
 import { startRegistry, type RegistryStandIn } from '../fixtures/oci-registry.js';
 import { BLUE_GREEN_AUTO_PROMOTION_SECONDS, errorRateQuery } from '../../core/rollouts.js';
-import { LocalArgo, type RunResult, type WorkflowTemplate } from '../fixtures/argo-steps/runner.js';
+import { LocalArgo, shutdownNodeMessage, type RunResult, type WorkflowTemplate } from '../fixtures/argo-steps/runner.js';
 import { BUILD_IMAGE_STUBS } from '../fixtures/argo-steps/pods.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
-import { bareRepository, checkout, fileAt, filesUnder } from './gitops.js';
+import { bareRepository, checkout, fileAt, filesUnder, git } from './gitops.js';
 
 const WORKFLOWS = 'pds-workflows';
 const ARGOCD = 'argocd';
@@ -67,9 +67,15 @@ const pinned = (ref: string) => {
 
 /**
  * Submit like pds: the Workflow created as pds's ServiceAccount (with the labels and caller annotation of issue 10),
- * then run locally. `env` (update-config) goes to a Secret owned by the Workflow, never into a parameter.
+ * then run locally. `env` (update-config) goes to a Secret owned by the Workflow, never into a parameter. `before` is
+ * called before each step starts (e.g. to set a shutdown as `argo stop` would).
  */
-async function submit(operation: string, parameters: Record<string, string>, env?: Record<string, string>): Promise<RunResult & { name: string; uid: string }> {
+async function submit(
+  operation: string,
+  parameters: Record<string, string>,
+  env?: Record<string, string>,
+  before?: (path: string, argo: LocalArgo) => void,
+): Promise<RunResult & { name: string; uid: string }> {
   const name = `${operation}-${randomUUID().slice(0, 5)}`;
   const all = { ...parameters };
   if (env) Object.assign(all, { env_secret: `${name}-env`, env_keys: Object.keys(env).join(',') });
@@ -103,7 +109,8 @@ async function submit(operation: string, parameters: Record<string, string>, env
       },
     });
   }
-  const result = await LocalArgo.run(runner, {
+  const argo: LocalArgo = new LocalArgo(runner, { beforeStep: async (at) => before?.(at, argo) });
+  const result = await argo.execute({
     name,
     uid,
     annotations: workflow.metadata.annotations,
@@ -297,7 +304,8 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     });
     expect(r.phase, r.message).toBe('Succeeded');
     // A rolling service (no strategy given) gets no Rollout; without an override nothing syncs by hand.
-    expect(r.nodes.filter((n) => n.phase === 'Skipped').map((n) => n.path).sort()).toEqual(['deploy', 'onboard/write-rollout', 'sync-now', 'update-config']);
+    // The exit handler (issue 22) has nothing to undo after a success: its step is skipped.
+    expect(r.nodes.filter((n) => n.phase === 'Skipped').map((n) => n.path).sort()).toEqual(['deploy', 'onExit/restore', 'onboard/write-rollout', 'sync-now', 'update-config']);
     // The build got the repository at the tag (cloned for real) and the Dockerfile at dockerfile_path; the push, a
     // container of its own, used the registry credential.
     expect(pushed()).toEqual([expect.objectContaining({ destination: image('web', '0.1.0'), dockerfile: 'docker/Dockerfile', credential: 'shared' })]);
@@ -409,6 +417,63 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     expect(missing.nodes.find((n) => n.phase === 'Failed')!.path).toBe('deploy/find-image');
     expect(missing.message).toContain('is not in the registry');
     expect(pushed()).toHaveLength(2);
+  });
+
+  it('deploy-service stopped after its commit: the exit handler reverts it; terminated, nothing is undone; a commit of someone else since on the same line is kept and named', async () => {
+    const deploy = (tag: string) => ({
+      action: 'deploy', team_name: TEAM, component_name: 'web', tenant_uid: tenantUid, application: 'acme-web',
+      git_tag: tag, dockerfile_repo: 'acme/web', dockerfile_path: 'docker/Dockerfile', image: image('web', tag),
+    });
+    const manifest = () => parse(fileAt(gitopsRepo, 'tenants/acme/web/deployment.yaml')!).spec.template.spec.containers[0].image;
+    /** Set the shutdown as `argo stop|terminate` would, once set-image has committed `tag` (before wait-rollout). */
+    const stopAfterCommit = (strategy: string, tag: string, meanwhile?: () => void) => (at: string, argo: LocalArgo) => {
+      if (at !== 'deploy/wait-rollout') return;
+      expect(manifest()).toBe(pinned(image('web', tag)));
+      meanwhile?.();
+      argo.shutdown(strategy);
+    };
+    const before = manifest();
+    expect(before).toBe(pinned(image('web', '0.1.0')));
+
+    const stopped = await submit('deploy-service', deploy('0.2.0'), undefined, stopAfterCommit('Stop', '0.2.0'));
+    expect(stopped).toMatchObject({ phase: 'Failed', message: "Stopped with strategy 'Stop'" });
+    expect(stopped.nodes.find((n) => n.path === 'deploy/wait-rollout')).toMatchObject({ phase: 'Failed', message: shutdownNodeMessage('Stop') });
+    expect(stopped.nodes.some((n) => n.path === 'deploy/record-tag')).toBe(false);
+    const restore = stopped.nodes.find((n) => n.path === 'onExit/restore/restore-service')!;
+    expect(restore.phase, restore.log).toBe('Succeeded');
+    expect(restore.log).toContain(`restored tenants/acme/web as it was before ${stopped.name}`);
+    // No freeze override: Argo CD's automated sync applies the revert (asked to refresh), no sync by hand.
+    expect(stopped.nodes.find((n) => n.path === 'onExit/restore/sync-restored')).toMatchObject({ phase: 'Skipped' });
+    expect(manifest()).toBe(before);
+    expect(git(gitopsRepo, 'log', '-1', '--format=%s', 'main').trim()).toBe(`acme/web: back to before ${stopped.name}, which ended Failed`);
+    expect((await getApplication('acme-web'))!.metadata!.annotations).toMatchObject({ 'pds.dev/image-tag': '0.1.0', 'argocd.argoproj.io/refresh': 'normal' });
+
+    // Terminate (cancel with force) runs no exit handler: the commit stays, the service may be left half-rolled.
+    const terminated = await submit('deploy-service', deploy('0.2.0'), undefined, stopAfterCommit('Terminate', '0.2.0'));
+    expect(terminated).toMatchObject({ phase: 'Failed', message: "Stopped with strategy 'Terminate'" });
+    expect(terminated.nodes.filter((n) => n.path.startsWith('onExit'))).toEqual([]);
+    expect(manifest()).toBe(pinned(image('web', '0.2.0')));
+
+    // Someone changes the image line by hand after the run's commit: the revert would undo their change, so nothing is
+    // reverted and the exit handler fails naming their commit.
+    const byHand = (content: (text: string) => string, message: string) => {
+      const tree = checkout(gitopsRepo, work);
+      const file = path.join(tree, 'tenants/acme/web/deployment.yaml');
+      writeFileSync(file, content(readFileSync(file, 'utf8')));
+      git(tree, 'commit', '--quiet', '-am', message);
+      git(tree, 'push', '--quiet', 'origin', 'main');
+    };
+    const unpinned = image('web', '0.1.0');
+    const conflict = await submit('deploy-service', deploy('0.1.0'), undefined, stopAfterCommit('Stop', '0.1.0', () =>
+      byHand((text) => text.replace(/^( *image:).*$/m, `$1 ${unpinned}`), 'acme/web: run 0.1.0 unpinned'),
+    ));
+    expect(conflict.phase).toBe('Failed');
+    const refused = conflict.nodes.find((n) => n.path === 'onExit/restore/restore-service')!;
+    expect(refused.phase).toBe('Failed');
+    expect(refused.message).toContain(`could not restore tenants/acme/web as it was before ${conflict.name}: changed since by`);
+    expect(refused.message).toContain('test: acme/web: run 0.1.0 unpinned');
+    expect(manifest()).toBe(unpinned);
+    byHand((text) => text.replace(/^( *image:).*$/m, `$1 ${pinned(unpinned)}`), 'acme/web: pinned again');
   });
 
   it('deploy-service action=update-config copies the Secret pds wrote into <application>-env, values never in a parameter', async () => {

@@ -323,6 +323,38 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       succeeded(await run(member, 'deploy-service', strategy({ strategy: 'rolling' })));
     });
 
+    it('rollouts: a deploy cancelled mid-canary leaves the service Healthy on its previous tag, all traffic on stable', async () => {
+      const status = async () => (await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body;
+      const strategy = (s: Record<string, string>) => ({ action: 'update-config', team_name: TEAM, component_name: 'web', ...s });
+      succeeded(await run(ERIN, 'deploy-service', strategy({ strategy: 'canary', canary_steps: t.rollouts.heldSteps })));
+      const before = (await status()).service.imageTag;
+      const res = await pds.api(ERIN, 'POST', '/api/v1/operations/deploy-service/execute', { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: '0.5.0' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const name: string = res.body.workflowName;
+      workflows.push(name);
+      await poll('0.5.0 paused at its first weight', t.workflowSeconds, async () => {
+        const s = await status();
+        return s.rollout?.canaryTag === '0.5.0' && s.rollout.phase === 'Paused' && s.rollout.canaryWeight > 0;
+      });
+      const cancelled = await pds.api(ERIN, 'POST', `/api/v1/workflows/${name}/cancel`, { reason: 'mid-canary' });
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+      const settled = await poll(`${name} to settle`, t.workflowSeconds, async () => {
+        const w = await pds.api(ERIN, 'GET', `/api/v1/workflows/${name}`);
+        return w.body.audit.status !== 'submitted' && w.body;
+      });
+      expect(settled.audit).toMatchObject({ status: 'failed', message: `cancelled by ${ERIN}: mid-canary` });
+      // Kubernetes: deploy-service's exit handler aborted the Rollout and reverted the commit (test/cluster/workflow-undo.test.ts).
+      expect(await poll('the release rolled back', t.workflowSeconds, async () => {
+        const s = await status();
+        return s.rollout?.phase === 'Aborted' && s.argocd.healthStatus === 'Healthy' && s;
+      })).toMatchObject({
+        argocd: { message: expect.stringMatching(/^rolled back: 0\.5\.0 .*; all traffic is on /) },
+        service: { imageTag: before },
+        rollout: { canaryWeight: 0, stableTag: before, canaryTag: '0.5.0' },
+      });
+      succeeded(await run(ERIN, 'deploy-service', strategy({ strategy: 'rolling' })));
+    });
+
     it('workflow events: a deploy\'s steps once each as they change, then its settlement, and the stream closes', async () => {
       const res = await pds.api('alice', 'POST', '/api/v1/operations/deploy-service/execute', {
         action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: '0.1.1',

@@ -77,6 +77,21 @@ describe('cancel', () => {
     expect(again.headers.get('pds-error-code')).toBe('CONFLICT');
   });
 
+  it('with force, the answer warns that the undo (Kubernetes: the exit handler) is skipped and names the status call', async () => {
+    const held = holds.hold('deploy-service-', 2);
+    const name = await execute('alice', 'deploy-service', { ...DEPLOY, git_tag: '0.1.1' });
+    try {
+      expect(await held.reached).toBe(name);
+      const forced = await pds.api('bob', 'POST', `/api/v1/workflows/${name}/cancel`, { force: true });
+      expect(forced.status, JSON.stringify(forced.body)).toBe(200);
+      expect(forced.body.message).toContain('Warning: force terminates the workflow without its exit handler');
+      expect(forced.body.message).toContain('half-rolled; check it with GET /api/v1/status/acme/web.');
+    } finally {
+      held.release();
+    }
+    expect((await waitForWorkflow(pds, 'alice', name)).audit).toMatchObject({ status: 'failed', message: 'cancelled by bob' });
+  });
+
   it('over MCP (every client): a viewer gets isError, a member stops a queued workflow that never began', async () => {
     for (const kind of CLIENTS) {
       const held = holds.hold('deploy-service-', 1);
