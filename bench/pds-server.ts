@@ -36,6 +36,10 @@ if (post && cpuProfile) {
 process.send!({ url: server.url, startMs: performance.now() - before, uptimeMs: process.uptime() * 1000 });
 process.on('message', async (msg: { type: string }) => {
   if (msg.type === 'rss') process.send!(process.memoryUsage());
+  if (msg.type === 'heap') {
+    globalThis.gc?.();
+    process.send!(process.memoryUsage());
+  }
   if (msg.type === 'cpu') process.send!(process.cpuUsage());
   if (msg.type === 'stop') {
     if (post && heapProfile) writeFileSync(heapProfile, JSON.stringify(((await post('HeapProfiler.stopSampling')) as { profile: unknown }).profile));

@@ -246,6 +246,36 @@ export interface ApprovalStore {
   due(now: Date, limit: number): Promise<Approval[]>;
   /** The earliest expiry among pending approvals, or `undefined` when none is pending. */
   nextExpiry(): Promise<Date | undefined>;
+  /**
+   * Record a promote by hand that waits for approval (subject `promote`, issue 22 item 4) with its
+   * `approval.requested` event, in one write; or, when a promote of the same release already waits, leave it.
+   * Its votes go through {@link WorkflowEngine.approve} like any approval's (no workflow waits, so none starts); the
+   * caller that sees the vote reach `required` performs the promote and records {@link promoteOutcome}.
+   * @returns the approval that waits, and whether it was recorded now.
+   */
+  requestPromote(promote: PromoteRequest): Promise<{ approval: Approval; created: boolean }>;
+  /**
+   * Close a pending promote's approval as rejected, expired or cancelled, with its `approval.decided` event (rejected,
+   * expired): the promote never happens; the release goes on with its own pauses.
+   * @returns the approval closed, or `undefined` when it was not a pending promote (nothing changed).
+   */
+  closePromote(id: string, outcome: AwaitingOutcome): Promise<Approval | undefined>;
+  /** Record what an approved promote did (`outcome`), e.g. `promoted: …` or `not promoted: the release ended …`. */
+  promoteOutcome(id: string, outcome: string): Promise<void>;
+}
+
+/** A promote by hand held for approval, as the promote tool asks for it. */
+export interface PromoteRequest {
+  request: ApprovalRequest;
+  /** The tenant it belongs to; its feed gets the `approval.requested` event. */
+  tenant: TenantRef;
+  /** The deploy workflow of the release to promote, e.g. `deploy-service-x7k2p`. */
+  release: string;
+  /** As recorded: `team_name`, `component_name`, `canary_tag`, `stable_tag`, and `override_reason` when one was used. */
+  parameters: Record<string, string>;
+  requestedBy: string;
+  /** ISO 8601 UTC. */
+  requestedAt: string;
 }
 
 /** The audit trail (`docs/api.md#audit-entry`). Writes are atomic; nothing acknowledged is lost. */
@@ -458,11 +488,18 @@ export interface WebhookService {
  */
 export interface RolloutControl {
   /**
-   * Skip the remaining pauses (and analyses) of the release in progress: it goes to 100% now.
-   * @returns the release as it was when the promote was handed over.
-   * @throws NotFound `service not found: <team>/<app>`; Conflict when no canary or blue-green release is in progress.
+   * The canary or blue-green release in progress, changing nothing (what a promote held for approval would act on).
+   * @throws as {@link promote}.
    */
-  promote(team: string, app: string, userId: string): Promise<RolloutView>;
+  current(team: string, app: string): Promise<RolloutView>;
+  /**
+   * Skip the remaining pauses (and analyses) of the release in progress: it goes to 100% now.
+   * @param release only when the release in progress is this deploy workflow's (an approved promote, issue 22 item 4).
+   * @returns the release as it was when the promote was handed over.
+   * @throws NotFound `service not found: <team>/<app>`; Conflict when no canary or blue-green release is in progress,
+   *   or it is not `release`'s.
+   */
+  promote(team: string, app: string, userId: string, release?: string): Promise<RolloutView>;
   /**
    * Abort the release in progress: all traffic back on the stable tag, the deploy workflow fails with "aborted by <user>".
    * @throws as {@link promote}.

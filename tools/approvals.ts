@@ -2,6 +2,8 @@
  * Approvals (issue 20 item 2, "four eyes"): list the approval requests a caller may decide or has made, and decide
  * one. The request itself is made by the execute pipeline (`tools/operations/execute.ts`) when the tenant's policy
  * asks for it; the engines hold the workflow and start it on the `required`-th approval (`WorkflowEngine.approve`).
+ * A promote of a rollout is held the same way (subject `promote`, `tools/rollouts.ts`): the call whose vote reaches
+ * `required` performs it; a rejection or expiry drops it, and the release goes on with its own pauses.
  *
  * Rules of a decision, checked here in this order, before anything changes:
  * - a person decides: the same rule as a freeze override ({@link requirePerson}: a self-issued token — `pds login`, the
@@ -23,12 +25,13 @@ import {
   type Approver,
 } from '../core/governance/approvals.js';
 import { TeamName } from '../core/model.js';
-import type { Platform } from '../core/ports.js';
+import type { AwaitingOutcome, Platform } from '../core/ports.js';
 import type { Identity } from '../auth/identity.js';
 import { roleAllows, roleIn } from './access.js';
 import { defineTool, type ToolContext } from './define.js';
 import { requirePerson } from './governance.js';
 import { createConfirmation, redeemConfirmation } from './operations/confirm.js';
+import { performApprovedPromote } from './rollouts.js';
 
 /** Most approvals one listing returns. */
 export const MAX_APPROVALS = 100;
@@ -37,6 +40,22 @@ export const MAX_APPROVALS = 100;
 const ListedApproval = Approval.extend({
   canDecide: z.boolean().describe('True when you may approve or reject it now (pending, you are an approver, not the requester)'),
 });
+
+/**
+ * What an approval holds back, in a sentence: the waiting workflow, or a promote of a release.
+ * @example subjectOf(promote) // 'the promote of acme/web 0.2.0 (release deploy-service-x7k2p)'
+ */
+function subjectOf(approval: Approval): string {
+  if (approval.subject !== 'promote') return approval.workflowName;
+  const { team_name: team, component_name: app, canary_tag: tag } = approval.parameters;
+  return `the promote of ${team}/${app}${tag ? ` ${tag}` : ''} (release ${approval.workflowName})`;
+}
+
+/** Close a pending approval without running what it holds: its workflow fails; a promote never happens. */
+async function closeWithout(platform: Platform, approval: Approval, outcome: AwaitingOutcome): Promise<boolean> {
+  if (approval.subject === 'promote') return (await platform.approvals.closePromote(approval.id, outcome)) !== undefined;
+  return platform.workflows.settleAwaiting(approval.workflowName, outcome);
+}
 
 /** What the approver check knows of the caller for the approval's tenant. */
 async function approverOf(platform: Platform, identity: Identity, team: string): Promise<Approver> {
@@ -48,8 +67,9 @@ export const listApprovals = defineTool({
   name: 'platform_list_approvals',
   title: 'List approvals',
   description:
-    'Approval requests you may decide or have requested, newest first: executions a tenant\'s policy holds until ' +
-    'other people approve them (workflow, operation, parameters, requester, approvers, approvals so far, expiry). ' +
+    'Approval requests you may decide or have requested, newest first: executions (subject "workflow") and rollout ' +
+    'promotes (subject "promote") a tenant\'s policy holds until other people approve them (workflow, operation, ' +
+    'parameters, requester, approvers, approvals so far, expiry). ' +
     'Default: pending ones. Platform admins see all. An agent cannot decide them; a person does (pds approvals, the ' +
     'console, or platform_review_approval in a client that asks them). Changes nothing.',
   input: z.object({
@@ -100,8 +120,8 @@ export const reviewApproval = defineTool({
   description:
     'Approve or reject an execution waiting for approval. Only a person may decide, and never the one who executed it: ' +
     'over MCP pds asks the person first (elicitation) and refuses clients that cannot ask; PATs and CI tokens are ' +
-    'refused. The required-th approval starts the workflow; a rejection (reason required) fails it. Each person ' +
-    'counts once.',
+    'refused. The required-th approval starts the workflow (or performs the promote); a rejection (reason required) ' +
+    'fails it (or drops the promote). Each person counts once.',
   input: ReviewInput,
   output: z.object({
     approval: Approval,
@@ -126,7 +146,7 @@ export const reviewApproval = defineTool({
     const comment = decision === 'approve' ? input.comment || undefined : input.reason || input.comment || undefined;
     if (decision === 'reject' && !comment) throw new InvalidParams('reason: required to reject, e.g. {"reason": "not during the sale"}');
     if (approval.state === 'pending' && Date.parse(approval.expiresAt) <= Date.now()) {
-      await platform.workflows.settleAwaiting(approval.workflowName, {
+      await closeWithout(platform, approval, {
         state: 'expired',
         userId: EXPIRY_USER,
         reason: `no decision by ${approval.expiresAt}`,
@@ -135,31 +155,48 @@ export const reviewApproval = defineTool({
       approval = (await platform.approvals.get(id)) ?? approval;
     }
     if (approval.state !== 'pending') {
-      throw new Conflict(`approval ${id} of ${approval.workflowName} is ${approval.state} already${approval.reason ? ` (${approval.reason})` : ''}; nothing was changed`);
+      throw new Conflict(`approval ${id} of ${subjectOf(approval)} is ${approval.state} already${approval.reason ? ` (${approval.reason})` : ''}; nothing was changed`);
     }
     if (mine) {
-      throw new Forbidden(`you requested ${approval.workflowName}: the requester can never decide their own execution, even as a platform admin (four eyes); ask ${approverList(approval.approvers)}`);
+      throw new Forbidden(`you requested ${subjectOf(approval)}: the requester can never decide their own execution or promote, even as a platform admin (four eyes); ask ${approverList(approval.approvers)}`);
     }
     if (!mayApprove(approval.approvers, approver)) {
       throw new Forbidden(`only ${approverList(approval.approvers)} may decide approval ${id}; you are none of them`);
     }
     if (decision === 'approve' && approval.approvedBy.includes(identity.userId)) {
-      throw new Conflict(`you already approved ${approval.workflowName}: an approval counts once per person (${approval.approvedBy.length} of ${approval.required})`);
+      throw new Conflict(`you already approved ${subjectOf(approval)}: an approval counts once per person (${approval.approvedBy.length} of ${approval.required})`);
     }
     await confirmByPerson(ctx, approval, decision, comment, input.confirm);
 
     const timestamp = new Date().toISOString();
     if (decision === 'approve') {
       const after = await platform.workflows.approve(id, { userId: identity.userId, timestamp, ...(comment ? { comment } : {}) });
+      if (after.subject === 'promote') {
+        if (after.state !== 'approved') {
+          return { approval: after, message: `Approval recorded: ${subjectOf(after)} has ${after.approvedBy.length} of ${after.required} approvals and keeps waiting until ${after.expiresAt}.` };
+        }
+        // This vote reached `required` (a later one is refused as not pending): this process performs the promote, once.
+        const done = await performApprovedPromote(after, platform);
+        const promoted = done.outcome?.startsWith('promoted');
+        return {
+          approval: done,
+          message: promoted
+            ? `Approved: ${subjectOf(done)} was handed to the release (requested by ${done.requestedBy}): ${done.outcome}.`
+            : `Approved, but nothing was promoted: ${done.outcome}. The decision is recorded.`,
+        };
+      }
       const message =
         after.state === 'approved'
           ? `Approved: ${approval.workflowName} has ${after.approvedBy.length} of ${after.required} approvals and starts now.`
           : `Approval recorded: ${approval.workflowName} has ${after.approvedBy.length} of ${after.required} approvals and keeps waiting until ${after.expiresAt}.`;
       return { approval: after, message };
     }
-    const settled = await platform.workflows.settleAwaiting(approval.workflowName, { state: 'rejected', userId: identity.userId, reason: comment!, timestamp });
+    const settled = await closeWithout(platform, approval, { state: 'rejected', userId: identity.userId, reason: comment!, timestamp });
     const after = (await platform.approvals.get(id)) ?? approval;
-    if (!settled) throw new Conflict(`approval ${id} of ${approval.workflowName} is ${after.state} already; nothing was changed`);
+    if (!settled) throw new Conflict(`approval ${id} of ${subjectOf(approval)} is ${after.state} already; nothing was changed`);
+    if (approval.subject === 'promote') {
+      return { approval: after, message: `Rejected: ${subjectOf(approval)} does not happen (${comment}); the release goes on with its own pauses.` };
+    }
     return { approval: after, message: `Rejected: ${approval.workflowName} failed without running (${comment}).` };
   },
 });
@@ -190,8 +227,12 @@ async function confirmByPerson(
   }
   const { value, expiresAt } = createConfirmation(ctx.confirmSecret, binding);
   const target = [approval.parameters.team_name, approval.parameters.component_name].filter(Boolean).join('/');
+  const what =
+    approval.subject === 'promote'
+      ? `${subjectOf(approval)}, requested by ${approval.requestedBy}`
+      : `${approval.workflowName} (${approval.operation} ${target}, requested by ${approval.requestedBy})`;
   const plan =
-    `${decision} ${approval.workflowName} (${approval.operation} ${target}, requested by ${approval.requestedBy})` +
+    `${decision} ${what}` +
     (comment ? ` with "${comment}"` : '');
   throw new ConfirmationRequired(`${plan} needs your own answer; nothing was changed`, { confirm: value, expiresAt, plan, personOnly: true });
 }

@@ -110,16 +110,26 @@ export async function readRollout(kc: KubeConfig, team: string, app: string): Pr
  * @param serviceExists whether `team/app` is a service (its Argo CD Application exists), to tell 404 from 409.
  */
 export function kubernetesRollouts(kc: KubeConfig, serviceExists: (team: string, app: string) => Promise<boolean>): RolloutControl {
-  async function act(team: string, app: string, what: 'promote' | 'abort'): Promise<RolloutView> {
+  /** The release in progress (`release`'s, when given), or the refusal saying why there is none to act on. */
+  async function inProgress(team: string, app: string, what: 'promote' | 'abort', release?: string): Promise<RolloutView> {
     const rollout = await readRollout(kc, team, app);
     const view = rollout && rolloutView(rollout);
     if (!view) {
       if (!(await serviceExists(team, app))) throw new NotFound(`service not found: ${team}/${app}`);
       throw new Conflict(`no canary or blue-green release of ${team}/${app} is in progress to ${what} (it has no Rollout: strategy rolling); a release starts with deploy-service action=deploy`);
     }
-    if (view.phase !== 'Paused' && view.phase !== 'Progressing') {
+    const running = view.phase === 'Paused' || view.phase === 'Progressing';
+    if (release !== undefined && view.workflowName !== release) {
+      throw new Conflict(`the release of ${team}/${app} that was to be promoted (${release}) has ended; its Rollout is on ${view.canaryTag} (${view.workflowName}), ${view.phase}`);
+    }
+    if (!running) {
+      if (release !== undefined) throw new Conflict(`the release of ${team}/${app} that was to be promoted (${release}) has ended: its Rollout is ${view.phase} on ${view.canaryTag}`);
       throw new Conflict(`no canary or blue-green release of ${team}/${app} is in progress to ${what}: its Rollout is ${view.phase} on ${view.canaryTag}`);
     }
+    return view;
+  }
+  async function act(team: string, app: string, what: 'promote' | 'abort', release?: string): Promise<RolloutView> {
+    const view = await inProgress(team, app, what, release);
     const status = what === 'promote' ? { promoteFull: true, pauseConditions: null } : { abort: true };
     try {
       await kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus(
@@ -132,8 +142,8 @@ export function kubernetesRollouts(kc: KubeConfig, serviceExists: (team: string,
     return view;
   }
   return {
-    promote: (team, app) => act(team, app, 'promote'),
+    current: (team, app) => inProgress(team, app, 'promote'),
+    promote: (team, app, _userId, release) => act(team, app, 'promote', release),
     abort: (team, app) => act(team, app, 'abort'),
   };
 }
-

@@ -1,7 +1,8 @@
 /**
  * The expiry of approvals (issue 20 item 2): a pending approval past its `expiresAt` is closed `expired` and its
  * workflow settled `failed` through the engine ({@link WorkflowEngine.settleAwaiting}), which records the
- * `approval.decided` event as `EXPIRY_USER`. Every replica runs one: the close is conditional on the approval still
+ * `approval.decided` event as `EXPIRY_USER`; a promote's (issue 22 item 4) is closed alone
+ * ({@link ApprovalStore.closePromote}). Every replica runs one: the close is conditional on the approval still
  * being pending (its row locked on PostgreSQL), so when two replicas sweep at once one settles it and the other finds
  * nothing to do. Each sweeper wakes at the earliest expiry it knows of — from the record store, and from the
  * submissions its own engine reports — and at least every `maxDelayMs` to see other replicas' requests.
@@ -58,12 +59,10 @@ export class ApprovalExpiry {
           const due = await this.options.approvals.due(this.now(), BATCH);
           for (const approval of due) {
             if (this.closed) return;
-            await this.options.engine.settleAwaiting(approval.workflowName, {
-              state: 'expired',
-              userId: EXPIRY_USER,
-              reason: `no decision by ${approval.expiresAt}`,
-              timestamp: this.now().toISOString(),
-            });
+            const outcome = { state: 'expired' as const, userId: EXPIRY_USER, reason: `no decision by ${approval.expiresAt}`, timestamp: this.now().toISOString() };
+            // A promote held for approval has no workflow waiting: it just never happens (the release keeps its pauses).
+            if (approval.subject === 'promote') await this.options.approvals.closePromote(approval.id, outcome);
+            else await this.options.engine.settleAwaiting(approval.workflowName, outcome);
           }
           if (due.length < BATCH || this.closed) break;
         }

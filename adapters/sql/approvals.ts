@@ -1,14 +1,16 @@
 /**
  * Approval requests in SQL (issue 20 item 2): the {@link ApprovalStore} reads, and the writes the workflow engines
  * make — the request with its workflow, each approval with its event, the close of a rejected, expired or cancelled
- * request with the workflow's settlement. Every write that changes more than one row runs in one transaction, and on
- * PostgreSQL locks the approval's row first (`FOR UPDATE`), so two replicas deciding at once take turns: one vote is
- * the `required`-th, one close wins, and a workflow starts once.
+ * request with the workflow's settlement — and the requests of promotes by hand held for approval (issue 22 item 4:
+ * subject `promote`; no workflow waits for them, so their votes and closes change no workflow). Every write that
+ * changes more than one row runs in one transaction, and on PostgreSQL locks the approval's row first (`FOR UPDATE`),
+ * so two replicas deciding at once take turns: one vote is the `required`-th, one close wins, and a workflow starts
+ * (or a promote is performed) once.
  */
 import { sql, type Selectable } from 'kysely';
 import { Conflict, NotFound } from '../../core/errors.js';
 import { awaitingFailure, waitingMessage, type Approval, type ApprovalRequest, type ApprovalState, type ApprovalVote } from '../../core/governance/approvals.js';
-import type { ApprovalQuery, ApprovalStore, AwaitingOutcome, TenantRef } from '../../core/ports.js';
+import type { ApprovalQuery, ApprovalStore, AwaitingOutcome, PromoteRequest, TenantRef } from '../../core/ports.js';
 import type { Engine } from './database.js';
 import { inTransaction, json, type Executor } from './executor.js';
 import { SqlGovernanceStore } from './governance.js';
@@ -34,6 +36,11 @@ export interface VoteResult {
   approval: Approval;
   /** True when this vote was the `required`-th: the workflow no longer waits and must be started, by this caller. */
   started: boolean;
+}
+
+/** The `workflow_name` of a promote's row: unique, and never a workflow's name (see migration `0012`). */
+function promoteKey(id: string): string {
+  return `promote:${id}`;
 }
 
 /** The store of approvals; bound to the database or to one transaction. */
@@ -131,6 +138,88 @@ export class SqlApprovalStore implements ApprovalStore {
     });
   }
 
+  async requestPromote(promote: PromoteRequest): Promise<{ approval: Approval; created: boolean }> {
+    return inTransaction(this.db, async (tx) => {
+      const waiting = await tx
+        .selectFrom('approvals')
+        .selectAll()
+        .where('release_workflow', '=', promote.release)
+        .where('state', '=', 'pending')
+        .where('subject', '=', 'promote')
+        .executeTakeFirst();
+      if (waiting) return { approval: (await this.withVotes([waiting], tx))[0]!, created: false };
+      const { request } = promote;
+      await tx
+        .insertInto('approvals')
+        .values({
+          id: request.id,
+          workflow_name: promoteKey(request.id),
+          subject: 'promote',
+          release_workflow: promote.release,
+          tenant: promote.tenant.name,
+          tenant_uid: promote.tenant.uid,
+          operation: 'deploy-service',
+          parameters: JSON.stringify(promote.parameters),
+          requested_by: promote.requestedBy,
+          requested_at: promote.requestedAt,
+          required: request.required,
+          approvers: JSON.stringify(request.approvers),
+          state: 'pending',
+          expires_at: request.expiresAt,
+          decided_at: null,
+          decided_by: null,
+          reason: null,
+          outcome: null,
+        })
+        .execute();
+      await new SqlGovernanceStore(tx).record(promote.tenant, {
+        type: 'approval.requested',
+        userId: promote.requestedBy,
+        timestamp: promote.requestedAt,
+        data: {
+          approvalId: request.id,
+          subject: 'promote',
+          workflowName: promote.release,
+          operation: 'deploy-service',
+          required: request.required,
+          approvers: request.approvers,
+          expiresAt: request.expiresAt,
+        },
+      });
+      const row = await tx.selectFrom('approvals').selectAll().where('id', '=', request.id).executeTakeFirstOrThrow();
+      return { approval: (await this.withVotes([row], tx))[0]!, created: true };
+    });
+  }
+
+  async closePromote(id: string, outcome: AwaitingOutcome): Promise<Approval | undefined> {
+    return inTransaction(this.db, async (tx) => {
+      const row = await this.locked(tx, 'id', id);
+      if (!row || row.state !== 'pending' || row.subject !== 'promote') return undefined;
+      await tx
+        .updateTable('approvals')
+        .set({ state: outcome.state, decided_at: outcome.timestamp, decided_by: outcome.userId, reason: outcome.reason })
+        .where('id', '=', id)
+        .execute();
+      if (outcome.state !== 'cancelled' && row.tenant_uid) {
+        await new SqlGovernanceStore(tx).record(
+          { name: row.tenant, uid: row.tenant_uid },
+          {
+            type: 'approval.decided',
+            userId: outcome.userId,
+            timestamp: outcome.timestamp,
+            data: { approvalId: id, subject: 'promote', workflowName: subjectWorkflow(row), operation: row.operation, decision: outcome.state, comment: outcome.reason },
+          },
+        );
+      }
+      const [approval] = await this.withVotes([{ ...row, state: outcome.state, decided_at: outcome.timestamp, decided_by: outcome.userId, reason: outcome.reason }], tx);
+      return approval;
+    });
+  }
+
+  async promoteOutcome(id: string, outcome: string): Promise<void> {
+    await this.db.updateTable('approvals').set({ outcome }).where('id', '=', id).where('subject', '=', 'promote').execute();
+  }
+
   /**
    * Record `vote` and its `approval.decided` event; when it is the `required`-th, mark the approval approved and the
    * workflow no longer waiting (due at once). One transaction, the approval's row locked.
@@ -158,7 +247,14 @@ export class SqlApprovalStore implements ApprovalStore {
             type: 'approval.decided',
             userId: vote.userId,
             timestamp: vote.timestamp,
-            data: { approvalId: id, workflowName: row.workflow_name, operation: row.operation, decision: 'approved', ...(vote.comment ? { comment: vote.comment } : {}) },
+            data: {
+              approvalId: id,
+              ...(row.subject === 'promote' ? { subject: 'promote' as const } : {}),
+              workflowName: subjectWorkflow(row),
+              operation: row.operation,
+              decision: 'approved',
+              ...(vote.comment ? { comment: vote.comment } : {}),
+            },
           },
         );
       }
@@ -246,10 +342,16 @@ function voteOf(row: { user_id: string; comment: string | null; timestamp: strin
   return { userId: row.user_id, timestamp: row.timestamp, ...(row.comment !== null ? { comment: row.comment } : {}) };
 }
 
+/** The workflow an approval is about: the one waiting, or (promote) the deploy workflow of the release. */
+function subjectWorkflow(row: Selectable<ApprovalsTable>): string {
+  return row.subject === 'promote' && row.release_workflow ? row.release_workflow : row.workflow_name;
+}
+
 function approvalOf(row: Selectable<ApprovalsTable>, votes: ApprovalVote[]): Approval {
   const approval: Approval = {
     id: row.id,
-    workflowName: row.workflow_name,
+    subject: row.subject === 'promote' ? 'promote' : 'workflow',
+    workflowName: subjectWorkflow(row),
     team: row.tenant,
     operation: row.operation,
     parameters: json<Record<string, string>>(row.parameters),
@@ -265,5 +367,6 @@ function approvalOf(row: Selectable<ApprovalsTable>, votes: ApprovalVote[]): App
   if (row.decided_at !== null) approval.decidedAt = row.decided_at;
   if (row.decided_by !== null) approval.decidedBy = row.decided_by;
   if (row.reason !== null) approval.reason = row.reason;
+  if (row.outcome !== null) approval.outcome = row.outcome;
   return approval;
 }

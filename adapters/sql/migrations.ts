@@ -453,6 +453,26 @@ const workflowControl: Migration = {
   },
 };
 
+/**
+ * Promotes held for approval (issue 22 item 4): an approval's `subject` (`workflow` for every row from before, or
+ * `promote`), the release a promote is for (`release_workflow`, the deploy workflow's name) and what the approved
+ * promote did (`outcome`). A promote's row cannot carry the release's name in `workflow_name`: that column is unique
+ * (one approval per waiting workflow) and SQLite cannot drop the constraint without rebuilding the table, so a
+ * promote's row holds `promote:<approval id>` there, which no workflow name can be (`:` is not DNS-safe).
+ */
+const promoteApprovals: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .alterTable('approvals')
+      .addColumn('subject', 'text', (c) => c.notNull().defaultTo('workflow'))
+      .execute();
+    await db.schema.alterTable('approvals').addColumn('release_workflow', 'text').execute();
+    await db.schema.alterTable('approvals').addColumn('outcome', 'text').execute();
+    // The pending promote of a release, looked for before another is recorded.
+    await db.schema.createIndex('approvals_by_release').on('approvals').columns(['release_workflow', 'state']).execute();
+  },
+};
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
   return {
@@ -467,6 +487,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0009-repository-ids': repositoryIds,
     '0010-rollouts': rollouts,
     '0011-workflow-control': workflowControl,
+    '0012-promote-approvals': promoteApprovals,
   };
 }
 

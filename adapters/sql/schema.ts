@@ -278,6 +278,12 @@ export interface ApprovalsTable {
   decided_at: string | null;
   decided_by: string | null;
   reason: string | null;
+  /** `workflow` or `promote` (`ApprovalSubject`). */
+  subject: Generated<string>;
+  /** Promote: the deploy workflow of the release (its `workflow_name` is `promote:<id>`); null for a workflow's. */
+  release_workflow: string | null;
+  /** Promote, once approved: what it did. */
+  outcome: string | null;
 }
 
 /** One person's approval of one approval request; the key makes it count once. */

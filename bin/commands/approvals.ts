@@ -14,11 +14,13 @@ import { ago, state } from '../client/table.js';
 /** One approval as a table row. */
 function row(a: any) {
   const target = [a.parameters?.team_name, a.parameters?.component_name].filter(Boolean).join('/');
-  const tag = a.parameters?.git_tag ?? a.parameters?.target_tag ?? a.parameters?.image_tag ?? '';
+  const tag = a.parameters?.git_tag ?? a.parameters?.target_tag ?? a.parameters?.image_tag ?? a.parameters?.canary_tag ?? '';
+  // A promote of a rollout (issue 22 item 4) waits on no workflow of its own: workflowName is its release's.
+  const what = a.subject === 'promote' ? 'promote' : a.operation;
   return [
     a.id,
     a.workflowName,
-    `${a.operation} ${target}${tag ? ` ${tag}` : ''}`,
+    `${what} ${target}${tag ? ` ${tag}` : ''}`,
     a.requestedBy,
     `${a.approvedBy.length}/${a.required}`,
     a.approvers.join(', '),

@@ -31,13 +31,16 @@ function rules(policy: any): TableView {
 /** The details column of one feed event. */
 function eventDetails(e: any): string {
   if (e.type === 'freeze.overridden') return `${e.data.workflowName} past window ${e.data.window}: ${e.data.reason}`;
+  // A promote held for approval names its release's workflow (issue 22 item 4).
+  const subject = e.data?.subject === 'promote' ? `promote of ${e.data.workflowName}` : e.data?.workflowName;
   if (e.type === 'approval.requested') {
-    return `${e.data.workflowName} needs ${e.data.required} of ${e.data.approvers.join(', ')} until ${e.data.expiresAt}`;
+    return `${subject} needs ${e.data.required} of ${e.data.approvers.join(', ')} until ${e.data.expiresAt}`;
   }
-  if (e.type === 'approval.decided') return `${e.data.workflowName} ${e.data.decision}${e.data.comment ? `: ${e.data.comment}` : ''}`;
+  if (e.type === 'approval.decided') return `${subject} ${e.data.decision}${e.data.comment ? `: ${e.data.comment}` : ''}`;
   if (e.type === 'workflow.cancelled') return `${e.data.workflowName} (${e.data.operation})${e.data.reason ? `: ${e.data.reason}` : ''}`;
   if (e.type === 'rollout.promoted' || e.type === 'rollout.aborted') {
-    return `${e.data.service} ${e.data.canaryTag} (stable ${e.data.stableTag}), ${e.data.workflowName}`;
+    const approved = e.data.approvedBy?.length ? `, approved by ${e.data.approvedBy.join(', ')}` : '';
+    return `${e.data.service} ${e.data.canaryTag} (stable ${e.data.stableTag}), ${e.data.workflowName}${approved}`;
   }
   return '';
 }

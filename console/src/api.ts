@@ -189,6 +189,8 @@ export function followWorkflow(name: string, on: { step: (e: StepEvent) => void;
 /** An approval request (issue 20), as `GET /api/v1/approvals` lists it. */
 export interface Approval {
   id: string;
+  /** `workflow` (an execution waits) or `promote` (a promote of the release of `workflowName` waits, issue 22). */
+  subject?: 'workflow' | 'promote';
   workflowName: string;
   team: string;
   operation: string;
@@ -201,6 +203,8 @@ export interface Approval {
   state: string;
   expiresAt: string;
   reason?: string;
+  /** A promote, once approved: what it did. */
+  outcome?: string;
   /** Whether the caller may decide it now. */
   canDecide?: boolean;
 }

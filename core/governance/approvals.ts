@@ -19,6 +19,14 @@ export const APPROVAL_STATES = ['pending', 'approved', 'rejected', 'expired', 'c
 export const ApprovalState = z.enum(APPROVAL_STATES);
 export type ApprovalState = z.infer<typeof ApprovalState>;
 
+/**
+ * What an approval holds back: `workflow` (an execution, which runs once approved) or `promote` (a promote by hand of
+ * a canary or blue-green release, issue 22 item 4: it counts as a deploy, and is performed once approved).
+ */
+export const APPROVAL_SUBJECTS = ['workflow', 'promote'] as const;
+export const ApprovalSubject = z.enum(APPROVAL_SUBJECTS);
+export type ApprovalSubject = z.infer<typeof ApprovalSubject>;
+
 /** One person's approval. */
 export const ApprovalVote = z.object({
   userId: z.string().describe('Who approved, e.g. "bob"'),
@@ -30,7 +38,8 @@ export type ApprovalVote = z.infer<typeof ApprovalVote>;
 /** An approval request of one workflow, as listed by `GET /api/v1/approvals`. */
 export const Approval = z.object({
   id: z.string().describe('Approval id (UUID); decide it with POST /api/v1/approvals/{id}/approve or /reject'),
-  workflowName: z.string().describe('The workflow waiting for it, e.g. "deploy-service-x7k2p"'),
+  subject: ApprovalSubject.describe('workflow: an execution waits for it; promote: a promote of the release of workflowName waits for it'),
+  workflowName: z.string().describe('The workflow waiting for it, or (promote) the deploy workflow of the release, e.g. "deploy-service-x7k2p"'),
   team: z.string().describe('The tenant, e.g. "acme"'),
   operation: z.string().describe('e.g. "deploy-service"'),
   parameters: z.record(z.string(), z.string()).describe('The execution\'s parameters as recorded (secret values redacted)'),
@@ -45,6 +54,7 @@ export const Approval = z.object({
   decidedAt: z.string().optional().describe('ISO 8601 UTC, once no longer pending'),
   decidedBy: z.string().optional().describe('Who settled it: the last approver, the rejecter, or the system user for expiry'),
   reason: z.string().optional().describe('Why it was rejected, expired or cancelled'),
+  outcome: z.string().optional().describe('Promote, once approved: what it did, e.g. "promoted: 0.2.0 goes to 100% of traffic…", or why not'),
 });
 export type Approval = z.infer<typeof Approval>;
 

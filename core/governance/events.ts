@@ -35,6 +35,8 @@ const RolloutActed = z.object({
   service: z.string().describe('The service, e.g. "web"'),
   canaryTag: z.string().describe('The tag being rolled out, e.g. "0.2.0"'),
   stableTag: z.string().describe('The tag it replaces, e.g. "0.1.0"'),
+  approvalId: z.string().optional().describe('Promote held for approval: the approval that released it'),
+  approvedBy: z.array(z.string()).optional().describe('Promote held for approval: who approved it; userId is who asked'),
 });
 /** A release promoted by hand: its remaining pauses skipped. */
 const RolloutPromoted = z.object({ type: z.literal('rollout.promoted'), data: RolloutActed });
@@ -46,6 +48,7 @@ const ApprovalRequested = z.object({
   type: z.literal('approval.requested'),
   data: z.object({
     approvalId: z.string().describe('The approval\'s id (UUID)'),
+    subject: z.literal('promote').optional().describe('Present for a promote of a release, which waits (workflowName: the release\'s)'),
     workflowName: z.string().describe('The workflow waiting, e.g. "deploy-service-x7k2p"'),
     operation: z.string().describe('e.g. "deploy-service"'),
     required: z.number().int().describe('How many distinct people must approve, e.g. 1'),
@@ -62,6 +65,7 @@ const ApprovalDecided = z.object({
   type: z.literal('approval.decided'),
   data: z.object({
     approvalId: z.string().describe('The approval\'s id (UUID)'),
+    subject: z.literal('promote').optional().describe('Present for a promote of a release (workflowName: the release\'s)'),
     workflowName: z.string().describe('e.g. "deploy-service-x7k2p"'),
     operation: z.string().describe('e.g. "deploy-service"'),
     decision: z.enum(['approved', 'rejected', 'expired']),

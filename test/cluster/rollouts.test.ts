@@ -111,7 +111,11 @@ it('reads a paused canary, promotes it, aborts the next release, and sees an ana
   const paused = await until('10% paused', view, (v) => v.phase === 'Paused' && v.canaryTag === '0.2.0');
   expect(paused).toMatchObject({ strategy: 'canary', step: 1, steps: 2, canaryWeight: 10, stableTag: '0.1.0', canaryTag: '0.2.0', workflowName: 'wf-1' });
   expect(Date.parse(paused.pausedUntil!) - Date.now()).toBeGreaterThan(50 * 60_000);
-  expect(await control.promote(TEAM, APP, 'alice')).toMatchObject({ phase: 'Paused', canaryTag: '0.2.0' });
+  // An approved promote acts only on the release it was asked for (issue 22 item 4); reading changes nothing.
+  expect(await control.current(TEAM, APP)).toMatchObject({ phase: 'Paused', workflowName: 'wf-1' });
+  await expect(control.promote(TEAM, APP, 'alice', 'wf-0')).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('(wf-0) has ended') });
+  expect(await view()).toMatchObject({ phase: 'Paused', canaryWeight: 10 });
+  expect(await control.promote(TEAM, APP, 'alice', 'wf-1')).toMatchObject({ phase: 'Paused', canaryTag: '0.2.0' });
   expect(await until('promoted', view, (v) => v.phase === 'Healthy')).toMatchObject({ canaryWeight: 100 });
 
   await release('0.3.0', '0.2.0', 'wf-2');

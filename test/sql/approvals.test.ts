@@ -109,4 +109,52 @@ describe.each(ENGINES)('approval records on %s', (engine) => {
     expect((await a.approvals.list({ tenants: ['acme'], state: 'pending', limit: 10 })).map((x) => x.workflowName)).toEqual(['rollback-service-future', 'rollback-service-past']);
     expect(await a.approvals.list({ tenants: ['other'], limit: 10 })).toEqual([]);
   });
+
+  it('a promote held for approval (issue 22 item 4): one pending per release, decided without touching any workflow, its outcome kept', async () => {
+    const [a, b] = await twoReplicas(engine);
+    // The release's deploy workflow had an approval of its own: the promote's is another, told apart by its subject.
+    const deploy = await waiting(a, 'deploy-service-rel', 1);
+    expect((await a.approvals.vote(deploy.id, vote('frank'))).started).toBe(true);
+    const ask = (id: string, expiresAt = '2099-01-01T00:00:00.000Z') => ({
+      request: { id, required: 2, approvers: ['group:sre'], expiresAfter: '1h', expiresAt },
+      tenant: acme,
+      release: 'deploy-service-rel',
+      parameters: { team_name: 'acme', component_name: 'web', canary_tag: '0.2.0', stable_tag: '0.1.0' },
+      requestedBy: 'carol',
+      requestedAt: '2026-11-26T06:00:00.000Z',
+    });
+    const first = await a.approvals.requestPromote(ask('promote-1'));
+    expect(first).toMatchObject({ created: true, approval: { id: 'promote-1', subject: 'promote', workflowName: 'deploy-service-rel', operation: 'deploy-service', state: 'pending', approvedBy: [] } });
+    expect(await b.approvals.requestPromote(ask('promote-2'))).toMatchObject({ created: false, approval: { id: 'promote-1' } });
+    expect(await a.approvals.get('promote-2')).toBeUndefined();
+    // The workflow's own approval is still the one its detail shows.
+    expect((await a.approvals.ofWorkflow('deploy-service-rel'))!).toMatchObject({ id: deploy.id, subject: 'workflow' });
+
+    expect(await b.approvals.vote('promote-1', vote('gina'))).toMatchObject({ started: false, approval: { state: 'pending', approvedBy: ['gina'] } });
+    expect(await a.approvals.vote('promote-1', vote('hugo'))).toMatchObject({ started: false, approval: { state: 'approved', decidedBy: 'hugo' } });
+    await expect(b.approvals.vote('promote-1', vote('ivan'))).rejects.toMatchObject({ code: 'CONFLICT' });
+    await b.approvals.promoteOutcome('promote-1', 'not promoted: the release ended');
+    expect(await a.approvals.get('promote-1')).toMatchObject({ state: 'approved', outcome: 'not promoted: the release ended' });
+    expect(await a.approvals.closePromote('promote-1', { state: 'rejected', userId: 'gina', reason: 'late', timestamp: new Date().toISOString() })).toBeUndefined();
+    expect(await a.workflows.get('deploy-service-rel')).toMatchObject({ phase: 'submitted', awaitingApproval: false });
+
+    // Decided, it no longer blocks a new request; a due one is found for the sweeper, and closed once.
+    const second = await a.approvals.requestPromote(ask('promote-3', '2026-01-01T00:00:00.000Z'));
+    expect(second.created).toBe(true);
+    expect((await a.approvals.due(new Date('2026-11-26T00:00:00.000Z'), 10)).map((x) => [x.id, x.subject])).toEqual([['promote-3', 'promote']]);
+    const outcome = { state: 'expired' as const, userId: 'system:approval-expiry', reason: 'no decision', timestamp: new Date().toISOString() };
+    expect(await b.approvals.closePromote('promote-3', outcome)).toMatchObject({ state: 'expired', reason: 'no decision' });
+    expect(await a.approvals.closePromote('promote-3', outcome)).toBeUndefined();
+    // A workflow's approval is never closed as a promote's.
+    expect(await a.approvals.closePromote(deploy.id, outcome)).toBeUndefined();
+
+    const feed = (await a.governance.events(acme, 50)).filter((e) => e.type.startsWith('approval.') && (e.data as { subject?: string }).subject === 'promote');
+    expect(feed.map((e) => [e.type, e.userId, (e.data as { workflowName: string }).workflowName])).toEqual([
+      ['approval.decided', 'system:approval-expiry', 'deploy-service-rel'],
+      ['approval.requested', 'carol', 'deploy-service-rel'],
+      ['approval.decided', 'hugo', 'deploy-service-rel'],
+      ['approval.decided', 'gina', 'deploy-service-rel'],
+      ['approval.requested', 'carol', 'deploy-service-rel'],
+    ]);
+  });
 });

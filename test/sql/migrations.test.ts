@@ -27,6 +27,7 @@ const TABLES = [
 ];
 
 const INDEXES = [
+  'approvals_by_release',
   'approvals_by_state_expiry',
   'approvals_by_tenant',
   'audit_by_tenant',

@@ -76,7 +76,7 @@ function ApprovalCard({ approval: a, onDecided }: { approval: Approval; onDecide
   const [comment, setComment] = useState('');
   const [problem, setProblem] = useState<Error | undefined>();
   const target = [a.parameters.team_name, a.parameters.component_name].filter(Boolean).join('/');
-  const tag = a.parameters.git_tag ?? a.parameters.target_tag ?? a.parameters.image_tag;
+  const tag = a.parameters.git_tag ?? a.parameters.target_tag ?? a.parameters.image_tag ?? a.parameters.canary_tag;
   const decide = async (decision: 'approve' | 'reject') => {
     setProblem(undefined);
     try {
@@ -91,7 +91,7 @@ function ApprovalCard({ approval: a, onDecided }: { approval: Approval; onDecide
   return (
     <li class="card" aria-labelledby={`${id}-h`}>
       <h3 id={`${id}-h`}>
-        {a.operation} {target} {tag && <code>{tag}</code>} <Badge value={a.state} label="approval" />
+        {a.subject === 'promote' ? 'promote' : a.operation} {target} {tag && <code>{tag}</code>} <Badge value={a.state} label="approval" />
       </h3>
       <p class="small">
         Requested by <strong>{a.requestedBy}</strong> <Time iso={a.requestedAt} /> · {a.approvedBy.length} of {a.required} approval(s)
@@ -100,6 +100,7 @@ function ApprovalCard({ approval: a, onDecided }: { approval: Approval; onDecide
       </p>
       <p class="small muted">May approve: {a.approvers.join(', ')}</p>
       {a.reason && <p class="small">Reason: {a.reason}</p>}
+      {a.outcome && <p class="small">Outcome: {a.outcome}</p>}
       <Problem error={problem} />
       {a.canDecide && (
         <form onSubmit={(e) => e.preventDefault()}>
