@@ -190,7 +190,7 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
     const { platform, ms: startMs, heapMiB: heapGrowthMiB } = await startPlatform();
     cleanups.unshift(() => platform.close());
     await platform.workflows.list({ visible: 'all', limit: 1 }); // warm the record store's pool too
-    // Its start-up pass reads every tenant's AppProject in the background: over before reads are counted.
+    // Its start-up pass lists the AppProjects in the background: over before reads are counted.
     await platform.syncWindowsReapplied;
     const platformMemory = process.memoryUsage();
 
@@ -277,7 +277,7 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
     const secret = 'bench-k8s-secret-'.padEnd(48, 'x');
     const child = forkEntry('pds-server', {
       execArgv: ['--expose-gc'],
-      // Its log lines dropped, as in the other bench rows (here they would be a warning per tenant without an AppProject).
+      // Its log lines dropped, as in the other bench rows (here one warning naming the tenants without an AppProject).
       stdio: 'ignore',
       env: {
         PORT: String(port),
@@ -313,7 +313,7 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
         return `RSS ${(usage.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(usage.heapUsed / 2 ** 20).toFixed(0)} MiB`;
       };
       const ready = await childMemory();
-      // Its start-up pass (every tenant's AppProject read) runs in the background: over before reads are counted.
+      // Its start-up pass (the AppProjects listed) runs in the background: over before reads are counted.
       const startupRequests = await quiet(proxy.requests);
       const token = await issueSelfToken(new TextEncoder().encode(secret), baseUrl, { sub: 'root', groups: [] }, 3600);
       const names = Array.from({ length: httpWorkflows }, (_, i) => `wf-bench-${i}`);
