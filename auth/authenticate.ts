@@ -75,7 +75,10 @@ export type TokenForm = 'pat' | 'jwt' | 'unknown';
 /** Classify a bearer token by shape alone (`docs/api.md#authentication` table). */
 export function classifyToken(token: string): TokenForm {
   if (token.startsWith('ghp_') && !token.includes('.')) return 'pat';
-  if (token.split('.').length === 3) return 'jwt';
+  // Exactly two dots, counted without splitting (this runs for every request).
+  const first = token.indexOf('.');
+  const second = first < 0 ? -1 : token.indexOf('.', first + 1);
+  if (second >= 0 && token.indexOf('.', second + 1) < 0) return 'jwt';
   return 'unknown';
 }
 

@@ -5,7 +5,7 @@
  * Concurrent look-ups of the same uncached token share one verification (single flight), so a CI burst of N requests
  * with one new PAT costs one GitHub call. Errors thrown by the loader (e.g. `Unavailable`) are not cached.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /** A cached verdict: the value for a good token, the caller-facing reason for a bad one. */
@@ -45,9 +45,12 @@ interface Entry<T> {
   expiresAt: number;
 }
 
+const oneShot = (crypto as Partial<typeof crypto>).hash;
+
 /** SHA-256 of a token, base64url: the only form in which a token is used as a key. */
 export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  // The one-shot form (Node ≥ 20.12) makes no Hash object: this runs on every authenticated request.
+  return oneShot ? oneShot('sha256', token, 'base64url') : crypto.createHash('sha256').update(token).digest('base64url');
 }
 
 /**

@@ -16,13 +16,14 @@ const compiled = import.meta.url.endsWith('.js');
  */
 export function forkEntry(
   entry: string,
-  options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; stdio?: 'inherit' | 'pipe' | 'ignore' } = {},
+  options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; stdio?: 'inherit' | 'pipe' | 'ignore' | number } = {},
 ): ChildProcess {
   const file = `${entry}${compiled ? '.js' : '.ts'}`;
   return fork(path.join(here, file), options.args ?? [], {
     env: { ...process.env, ...options.env },
     execArgv: [...(compiled ? [] : ['--import', 'tsx']), ...(options.execArgv ?? [])],
-    // 'ignore' drops stdout (a server's log lines, still written by it) and keeps stderr.
+    // 'ignore' drops stdout (a server's log lines, still written by it) and keeps stderr; a number is a file descriptor
+    // stdout goes to.
     stdio: ['ignore', options.stdio ?? 'inherit', options.stdio === 'pipe' ? 'pipe' : 'inherit', 'ipc'],
   });
 }

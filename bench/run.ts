@@ -11,9 +11,12 @@
  *
  * Environment: `BENCH_DURATION` seconds per scenario (default 10), `BENCH_CONNECTIONS` (default 50),
  * `REDIS_URL` (default: start a redis-server), `BENCH_PROFILE=1` (pds writes a V8 CPU profile to bench/profiles/),
+ * `BENCH_CPU_PROFILE=<file>` and `BENCH_HEAP_PROFILE=<file>` (profiles of the serving period only: `pds-server.ts`),
  * `BENCH_ONLY=mcp,pat` (run bare Koa and the scenarios whose names contain one of these; targets then partly unchecked),
- * `BENCH_ENGINE=postgres` (pds's records on a PostgreSQL server of its own; default SQLite). pds's resident memory is
- * taken idle (a second after start-up) and after the run (issue 23: ≤ 110 and ≤ 150 MiB).
+ * `BENCH_ENGINE=postgres` (pds's records on a PostgreSQL server of its own; default SQLite), `BENCH_PDS_FLAGS` (pds's
+ * Node flags instead of the image's), `BENCH_PDS_STDOUT` (a file for pds's stdout: its log lines, `--trace-gc`).
+ * pds's resident memory is taken idle (a second after start-up), at the end of the run (issue 23: ≤ 110 and
+ * ≤ 150 MiB), and `BENCH_SETTLE_SECONDS` (default 10) later, unloaded.
  *
  * Then the record-store scenario (`store.ts`; `BENCH_ONLY=store` runs it alone, see there for its variables), the
  * records scenario through HTTP (`records-http.ts`; `BENCH_ONLY=records` runs it alone), and the kubernetes-backend
@@ -24,7 +27,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { DockerfileParser } from 'dockerfile-ast';
 import { issueSelfToken } from '../auth/self-issued.js';
@@ -72,7 +75,7 @@ export function pdsNodeFlags(): string[] {
 /**
  * Start a bench entry (`pds-server`, `hello`) in a child process (`child.ts`); resolves with its reported URL.
  */
-async function spawnServer(entry: string, env: Record<string, string>, execArgv: string[] = [], stdout: 'inherit' | 'ignore' = 'inherit'): Promise<{ child: ChildProcess; url: string }> {
+async function spawnServer(entry: string, env: Record<string, string>, execArgv: string[] = [], stdout: 'inherit' | 'ignore' | number = 'inherit'): Promise<{ child: ChildProcess; url: string }> {
   const child = forkEntry(entry, { env, execArgv, stdio: stdout });
   const [msg] = (await Promise.race([
     once(child, 'message'),
@@ -146,7 +149,7 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
  */
 export async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1, BENCH_ONLY, BENCH_STORE_*, BENCH_RECORDS_*, BENCH_K8S_*)');
+    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1, BENCH_CPU_PROFILE, BENCH_HEAP_PROFILE, BENCH_PDS_FLAGS, BENCH_PDS_STDOUT, BENCH_SETTLE_SECONDS, BENCH_ONLY, BENCH_STORE_*, BENCH_RECORDS_*, BENCH_K8S_*)');
     return 0;
   }
   const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim().toLowerCase());
@@ -222,7 +225,9 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
         ...(databaseUrl && { PDS_DATABASE_URL: databaseUrl }),
       },
       [...pdsNodeFlags(), ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(here, 'profiles')}`] : [])],
-      'ignore', // pds writes its line per request (PDS_LOG_LEVEL, default info) as in production; the bench drops them
+      // pds writes its line per request (PDS_LOG_LEVEL, default info) as in production; the bench drops them, or keeps
+      // them in BENCH_PDS_STDOUT (with what a flag such as --trace-gc prints).
+      process.env.BENCH_PDS_STDOUT ? openSync(process.env.BENCH_PDS_STDOUT, 'w') : 'ignore',
     );
     cleanups.push(() => stop(pds.child));
     // Idle: started, nothing asked yet but its readiness; a second for start-up's garbage to be collected.
@@ -335,8 +340,12 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       process.stderr.write(`bench: ${s.name} (${seconds} s, ${connections} connections)…\n`);
       rows.push(await drive(s, seconds, connections));
     }
-    const { rss, heapUsed } = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
+    const { rss, heapUsed, heapTotal } = await ask<{ rss: number; heapUsed: number; heapTotal: number }>(pds.child, 'rss');
     const rssMiB = rss / 2 ** 20;
+    // And once the load is over for a while: what V8's memory reducer (it starts 8 s after allocation slows) gives back.
+    const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
+    await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
+    const settled = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
 
     const base = rows[0]!.rps;
     const referenceRatio = (r: Row) => {
@@ -374,7 +383,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       '',
       table,
       '',
-      `pds resident memory idle: ${idleMiB.toFixed(0)} MiB (V8 heap in use ${(idle.heapUsed / 2 ** 20).toFixed(0)} MiB); after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} MiB)`,
+      `pds resident memory idle: ${idleMiB.toFixed(0)} MiB (V8 heap in use ${(idle.heapUsed / 2 ** 20).toFixed(0)} MiB); after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} of ${(heapTotal / 2 ** 20).toFixed(0)} MiB); ${settleSeconds} s later: ${(settled.rss / 2 ** 20).toFixed(0)} MiB (V8 heap in use ${(settled.heapUsed / 2 ** 20).toFixed(0)} MiB)`,
       '',
       ...checks.map(([what, ok]) => `${ok ? 'PASS' : 'MISS'}  ${what}`),
     ].join('\n');

@@ -6,8 +6,9 @@
  * (`rest/router.ts`), and the protected routers (the tool routes and `/mcp`) run authentication → body → per-user
  * route limit as router middleware, which @koa/router runs only for a request that matched one of their routes. No
  * path comparison stands between a spelling and a handler: a spelling either is a protected route, and passes the
- * gates, or is no route, and gets the JSON 404. Bodies are read after authentication: REST's by `rest/body.ts`,
- * `/mcp`'s by `rest/mcp.ts`, which answers a bad one in JSON-RPC.
+ * gates, or is no route, and gets the JSON 404. A `GET` to a fixed-path tool route is found by one look-up ahead of
+ * the routers (`rest/pre-route.ts`) and runs the same gates and handler. Bodies are read after authentication: REST's
+ * by `rest/body.ts`, `/mcp`'s by `rest/mcp.ts`, which answers a bad one in JSON-RPC.
  */
 import { METHODS } from 'node:http';
 import Koa, { type Middleware } from 'koa';
@@ -38,6 +39,7 @@ import { clientAddress } from './ratelimit.js';
 import { cachedProbe } from './readiness.js';
 import { createRouter } from './router.js';
 import { toolRouter } from './routes.js';
+import { preRoute } from './pre-route.js';
 import { frameGuard } from './frame-guard.js';
 
 /** Everything the app needs; built by the composition root (`server.ts`). */
@@ -166,8 +168,8 @@ export function createRestApp(options: RestAppOptions): Koa {
   // Runs after everything below: a request nothing answered gets a JSON 404, and allowedMethods' 405 a JSON body.
   app.use(statusWithoutBody());
   app.use(methods.allowedMethods());
-  app.use(health.routes());
-  app.use(
+  const routers: Router[] = [
+    health,
     consoleRouter({
       baseUrl: config.baseUrl,
       backend: invokeDeps.platform.kind,
@@ -177,14 +179,16 @@ export function createRestApp(options: RestAppOptions): Koa {
       localUrl: options.console?.localUrl ?? (() => `http://127.0.0.1:${config.port}`),
       dir: options.console?.dir,
       log: options.log ?? silentLogger,
-    }).routes(),
-  );
-  app.use(homeRouter(invokeDeps.config.baseUrl).routes());
-  app.use(docsRouter().routes());
-  app.use(iconRouter().routes());
-  if (options.metrics && options.metricsToken) app.use(metricsRouter(options.metrics, options.metricsToken).routes());
-  for (const router of options.publicRoutes ?? []) app.use(router.routes());
-  app.use(mcp.routes());
-  app.use(api.routes());
+    }),
+    homeRouter(invokeDeps.config.baseUrl),
+    docsRouter(),
+    iconRouter(),
+    ...(options.metrics && options.metricsToken ? [metricsRouter(options.metrics, options.metricsToken)] : []),
+    ...(options.publicRoutes ?? []),
+    mcp,
+  ];
+  // Fixed-path reads skip the routers, not the gates (rest/pre-route.ts).
+  app.use(preRoute(api, routers).middleware);
+  for (const router of [...routers, api]) app.use(router.routes());
   return app;
 }

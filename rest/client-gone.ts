@@ -12,6 +12,11 @@ import type { Context } from 'koa';
  */
 export function clientGone(ctx: Pick<Context, 'res'>): AbortSignal {
   const gone = new AbortController();
+  // Asked for while the handler runs (REST makes it at the first read): the connection may have closed already.
+  if (ctx.res.destroyed && !ctx.res.writableFinished) {
+    gone.abort(new Error('the client closed the connection before the answer'));
+    return gone.signal;
+  }
   // 'close' comes for an answered response too, after 'finish': only an unfinished one means the caller left.
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) gone.abort(new Error('the client closed the connection before the answer'));

@@ -6,6 +6,7 @@
  * on it before any handler runs. A handler that sets a CSP of its own must keep `frame-ancestors 'none'` in it.
  */
 import type { Middleware } from 'koa';
+import { setHeader } from './headers.js';
 
 /** The CSP directive every response carries. */
 export const FRAME_ANCESTORS = "frame-ancestors 'none'";
@@ -13,8 +14,8 @@ export const FRAME_ANCESTORS = "frame-ancestors 'none'";
 /** @example app.use(frameGuard()); // before the routers */
 export function frameGuard(): Middleware {
   return (ctx, next) => {
-    ctx.set('Content-Security-Policy', FRAME_ANCESTORS);
-    ctx.set('X-Frame-Options', 'DENY');
+    setHeader(ctx, 'Content-Security-Policy', FRAME_ANCESTORS);
+    setHeader(ctx, 'X-Frame-Options', 'DENY');
     return next();
   };
 }

@@ -4,7 +4,7 @@
  *
  * - {@link createRouteLimit}: 300 requests per minute per user on every authenticated route, `POST /mcp` included.
  *   A request whose TCP peer is exactly `127.0.0.1`, `::1` or `::ffff:127.0.0.1` is exempt and consumes nothing; every
- *   other address (the rest of 127.0.0.0/8 too) counts. koa-ratelimit does the counting.
+ *   other address (the rest of 127.0.0.0/8 too) counts. koa-ratelimit's limiter classes do the counting.
  * - {@link createWriteLimiter}: 20 write calls per minute per user, loopback not exempt; `tools/invoke.ts` consumes it
  *   for every tool of kind `write`, over REST and MCP alike. The same limiter classes as koa-ratelimit's drivers
  *   (async-ratelimiter's sliding window on Redis; koa-ratelimit's memory window otherwise).
@@ -20,12 +20,12 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Context, Middleware, Next } from 'koa';
-import ratelimit from 'koa-ratelimit';
 import { RateLimited } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
 import type { WriteLimiter } from '../tools/define.js';
 import type { LimitDecision, LimitStore } from './metrics.js';
+import { setHeader } from './headers.js';
 
 /** Peer addresses exempt from the route limit: exactly these, not all of 127.0.0.0/8 (`docs/api.md#limits`). */
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -67,9 +67,14 @@ export interface RouteLimitOptions extends LimitOptions {
  */
 export function clientAddress(ctx: Pick<Context, 'get' | 'req'>, trustProxy: boolean): string {
   if (trustProxy) {
+    // The last non-empty entry, read from the end: this runs twice per authenticated request (authentication, limit).
     const forwarded = ctx.get('X-Forwarded-For');
-    const last = forwarded.split(',').map((s) => s.trim()).filter(Boolean).at(-1);
-    if (last) return last;
+    for (let end = forwarded.length; end > 0; ) {
+      const comma = forwarded.lastIndexOf(',', end - 1);
+      const entry = forwarded.slice(comma + 1, end).trim();
+      if (entry) return entry;
+      end = comma;
+    }
   }
   return ctx.req.socket.remoteAddress ?? '';
 }
@@ -93,15 +98,10 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
   const duration = options.durationMs ?? 60_000;
   const namespace = options.namespace ?? 'pds:limit:route';
   const breaker = redisBreaker(options.redis, options, `route limit (${max}/min)`);
-  const common = {
-    duration,
-    max,
-    namespace,
-    id: (ctx: Context) => (ctx.state.identity as Identity).userId,
-    headers: HEADERS,
-  };
-  const memory = ratelimit({ ...common, driver: 'memory', db: new Map() });
-  const shared = options.redis ? ratelimit({ ...common, driver: 'redis', db: options.redis }) : undefined;
+  // One limiter for every user (its `get` takes the id): koa-ratelimit's middleware made a limiter and copied its
+  // options per request, then set the headers twice (BENCHMARKS.md, issue 23 item 2).
+  const shared = options.redis ? new RedisLimiter({ id: namespace, db: options.redis, max, duration, namespace }) : undefined;
+  const memory = new Map();
   const limitName = namespace.split(':').at(-1)!;
   const decided = (decision: LimitDecision, store: LimitStore) => {
     options.onDecision?.(limitName, decision, store);
@@ -115,33 +115,28 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
       ctx.state.limit = decided('exempt', 'none');
       return next();
     }
-    // `admitted` tells a limiter failure (fall back) from an error thrown further down the chain (rethrow).
-    let admitted = false;
+    const id = identity.userId;
+    let count: LimiterCount | undefined;
     let store: LimitStore = 'memory';
-    const proceed = () => {
-      admitted = true;
-      ctx.state.limit = decided('allowed', store);
-      toDeltaReset(ctx, duration);
-      return next();
-    };
-    let counted = false;
     if (shared && breaker.usable()) {
       try {
+        count = await shared.get({ id });
         store = 'redis';
-        await shared(ctx, proceed);
-        counted = true;
         breaker.succeeded();
       } catch (err) {
-        if (admitted) throw err;
         breaker.failed(err);
       }
     }
-    if (!counted) {
-      store = 'memory';
-      await memory(ctx, proceed);
+    count ??= await new MemoryLimiter({ id, db: memory, max, duration, namespace }).get();
+    if (count.remaining <= 0) {
+      ctx.state.limit = decided('refused', store);
+      throw budgetSpent(`rate limit exceeded: ${max} requests per minute per user`, max, count, duration);
     }
-    if (ctx.state.rateLimit) ctx.state.limit = decided('refused', store);
-    refuseIfLimited(ctx, max, duration);
+    setHeader(ctx, HEADERS.total, String(count.total));
+    setHeader(ctx, HEADERS.remaining, String(count.remaining - 1));
+    setHeader(ctx, HEADERS.reset, String(secondsUntil(count.reset, duration)));
+    ctx.state.limit = decided('allowed', store);
+    return next();
   };
 }
 
@@ -155,22 +150,20 @@ function secondsUntil(resetEpochSeconds: number, durationMs: number): number {
   return Math.min(max, Math.max(1, Math.ceil(resetEpochSeconds - Date.now() / 1000)));
 }
 
-/** koa-ratelimit sends the reset as an epoch second; the RateLimit header fields want seconds from now. */
-function toDeltaReset(ctx: Context, duration: number): void {
-  const epoch = Number(ctx.response.get(HEADERS.reset));
-  if (Number.isFinite(epoch) && epoch > 0) ctx.set(HEADERS.reset, String(secondsUntil(epoch, duration)));
+/** A limiter's count: `remaining` before this call (admitted when > 0), `reset` in epoch seconds, `total` the budget. */
+interface LimiterCount {
+  remaining: number;
+  reset: number;
+  total: number;
 }
 
-function refuseIfLimited(ctx: Context, max: number, duration: number): void {
-  if (!ctx.state.rateLimit) return;
-  const count = { remaining: 0, reset: Number(ctx.response.get(HEADERS.reset)) };
-  throw budgetSpent(`rate limit exceeded: ${max} requests per minute per user`, max, count, duration);
-}
-
-/** The shape both limiter classes share: `remaining` before this call; the call is admitted when it is > 0. */
+/**
+ * The shape both limiter classes share. async-ratelimiter's (Redis) `get` also takes another `id` than the one it
+ * was made with; koa-ratelimit's memory one counts only its own.
+ */
 interface LimiterClass {
   new (options: { id: string; db: unknown; max: number; duration: number; namespace: string }): {
-    get(): Promise<{ remaining: number; reset: number; total: number }>;
+    get(options?: { id?: string }): Promise<LimiterCount>;
   };
 }
 const require = createRequire(import.meta.url);

@@ -28,6 +28,7 @@ import { ConfirmationRequired, isPlatformError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Identity } from '../auth/identity.js';
 import type { Metrics } from './metrics.js';
+import { setHeader } from './headers.js';
 
 /** The response header (and accepted request header) carrying the request id. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -70,7 +71,7 @@ export function requestLog(options: { log: Logger; metrics?: Metrics }): Middlew
     const offered = ctx.get(REQUEST_ID_HEADER);
     const requestId = offered && ACCEPTABLE_ID.test(offered) ? offered : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.set(REQUEST_ID_HEADER, requestId);
+    setHeader(ctx, REQUEST_ID_HEADER, requestId);
     // 'close' follows 'finish' for an answered request and also comes for a dropped connection: one listener serves both.
     ctx.res.once('close', () => finish(ctx, log, plain, metrics, (performance.now() - started) / 1000));
     await next();

@@ -20,6 +20,7 @@ import { jsonObjectBody, queryParameters } from './body.js';
 import { clientGone } from './client-gone.js';
 import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
+import { setHeader } from './headers.js';
 
 /** `/api/v1/status/{team}/{app}` → `/api/v1/status/:team/:app`. */
 export function koaPath(openApiPath: string): string {
@@ -82,11 +83,19 @@ export function requestInput(tool: Pick<AnyTool, 'rest'>, ctx: Context): Record<
     }
   }
   // Path parameters win over anything in the query or body.
-  for (const name of pathParams(binding.path)) {
+  for (const name of paramsOf(binding.path)) {
     if (binding.pathValues && Object.hasOwn(binding.pathValues, name)) delete input[name];
     else input[name] = ctx.params[name];
   }
   return input;
+}
+
+/** Path parameter names by OpenAPI path, read once per path rather than per request. */
+const paramNames = new Map<string, readonly string[]>();
+function paramsOf(path: string): readonly string[] {
+  let names = paramNames.get(path);
+  if (!names) paramNames.set(path, (names = Object.freeze(pathParams(path))));
+  return names;
 }
 
 /** The tools bound to each `METHOD path`, in inventory order. */
@@ -134,15 +143,23 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: 
       if (!tool) throw unmatched(key, bound, ctx.params);
       const door = ctx.get(DOOR_HEADER).toLowerCase() === 'mcp' ? doors.mcp : doors.rest;
       // No progress or questions over REST; the signal ends a wait (wait_seconds) whose caller went away.
-      const interaction: CallInteraction = { ...NO_INTERACTION, signal: clientGone(ctx) };
+      // Made at the first read: most calls never wait, and a controller and a listener per request were 1.3 % of a
+      // REST read's CPU (BENCHMARKS.md).
+      let gone: AbortSignal | undefined;
+      const interaction: CallInteraction = {
+        ...NO_INTERACTION,
+        get signal() {
+          return (gone ??= clientGone(ctx));
+        },
+      };
       const output = await observeToolCall(ctx, 'rest', tool.name, () => run(tool, requestInput(tool, ctx), ctx.state.identity as Identity, door, interaction));
       const body = outputJson(output);
       ctx.type = 'application/json';
       if (method === 'GET') {
         // Every gate ran (the tool was invoked for this caller); only the bytes are spared when nothing changed.
         const etag = etagOf(output, body);
-        ctx.set('ETag', etag);
-        ctx.set('Cache-Control', 'private, no-cache');
+        setHeader(ctx, 'ETag', etag);
+        setHeader(ctx, 'Cache-Control', 'private, no-cache');
         ctx.vary('Authorization');
         if (matchesEtag(ctx.get('If-None-Match'), etag)) {
           ctx.status = 304;

@@ -10,8 +10,8 @@
  * labels `workflows.argoproj.io/phase` and `…/completed` say when one finished. A Workflow's status (its nodes) is
  * fetched when pds needs it: once when it settles (""/Pending/Running → `submitted` with the running step in the
  * message, Succeeded → `succeeded`, Failed/Error → `failed` with the failed node's message; the steps are kept in the
- * record, which answers from then on), and while it runs, when a caller asks for it or follows it (one GET per
- * resourceVersion, shared by every caller). The first replica to see a Workflow finish settles its record and audit
+ * record, which answers from then on, and a settled workflow once read is kept in memory, final), and while it runs,
+ * when a caller asks for it or follows it (one GET per resourceVersion, shared by every caller). The first replica to see a Workflow finish settles its record and audit
  * entry (an idempotent conditional update); Workflows that finished, or vanished, while pds was down are settled by
  * the ghost reconciler once the informer has listed them.
  *
@@ -39,6 +39,7 @@ import type { AwaitingOutcome, CancelRequest, WorkflowEngine, WorkflowQuery, Wor
 import { cancelledMessage, settledRefusal } from '../../core/workflow-control.js';
 import type { RecordStore, WorkflowRecord } from '../sql/index.js';
 import { describe, type ClusterCache } from './informers.js';
+import { keepNewest } from './kept.js';
 import { ANNOTATION, ARGO_GROUP, ARGO_LABEL, ARGO_VERSION, LABEL, type Workflow, type WorkflowMetadata, type WorkflowNode } from './objects.js';
 import { clusterOperations, envSecretName, type ArgumentFactory } from './operations.js';
 import { stepLogReader, type StepLogReader } from './step-logs.js';
@@ -144,6 +145,13 @@ const CANARY_STEP = 'canary step ';
 
 /** Full Workflows kept (by name, at one resourceVersion) for callers asking while they run: a bound, not a cache of all. */
 const FULL_KEPT = 256;
+/**
+ * Settled workflows kept as last read, by name (about 2 KB each): a settled record, its steps and its approval never
+ * change again, so a warm read of one needs neither the record store nor the API server. A bound, not a cache of all.
+ */
+const SETTLED_KEPT = 2_000;
+/** Log tails of steps of finished Workflows kept (a stopped pod's log no longer changes), by workflow, step and lines. */
+const LOG_TAILS_KEPT = 256;
 
 /** The Argo Workflows engine. Call {@link ArgoWorkflowEngine.start} once. */
 export class ArgoWorkflowEngine implements WorkflowEngine {
@@ -161,6 +169,10 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   private reconciling: Promise<void> | undefined;
   /** Full Workflows fetched, by name, with the resourceVersion they were fetched at (insertion order = age). */
   private readonly full = new Map<string, { resourceVersion: string | undefined; workflow: Promise<Workflow | undefined> }>();
+  /** Settled workflows as read, by name (see {@link SETTLED_KEPT}). */
+  private readonly settled = new Map<string, ClusterWorkflowRun>();
+  /** Log tails of steps of finished Workflows (see {@link LOG_TAILS_KEPT}). */
+  private readonly logTails = new Map<string, string[]>();
 
   constructor(private readonly options: ArgoEngineOptions) {
     this.custom = options.kc.makeApiClient(CustomObjectsApi);
@@ -435,9 +447,12 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   /**
    * The workflow from its record and, while it runs, its Workflow (fetched once per resourceVersion); `undefined` when
-   * the record store does not know the name. A settled workflow is answered from the record.
+   * the record store does not know the name. A settled workflow is answered from the record, and once read, from
+   * memory: settled, it never changes again ({@link SETTLED_KEPT}), so a warm read makes no request at all.
    */
   async get(name: string): Promise<ClusterWorkflowRun | undefined> {
+    const kept = this.settled.get(name);
+    if (kept) return { ...kept };
     const record = await this.options.records.workflows.get(name);
     if (!record) return undefined;
     const live = this.runOf(record, await this.statusFor(record));
@@ -446,7 +461,18 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       const approval = await this.options.records.approvals.ofWorkflow(name);
       if (approval) run.approval = workflowApproval(approval);
     }
+    if (this.isFinal(record)) keepNewest(this.settled, name, { ...run }, SETTLED_KEPT);
     return run;
+  }
+
+  /**
+   * True when nothing will change how `record` reads any more: it settled, and its steps are kept (statusFor keeps them
+   * on the first read of a record settled without them), or its Workflow is gone, so there are none to keep.
+   */
+  private isFinal(record: WorkflowRecord): boolean {
+    if (record.phase === 'submitted') return false;
+    if (record.steps.length > 0) return true;
+    return this.options.cache.workflows.isSynced && this.options.cache.workflows.get(record.name, this.options.namespace) === undefined;
   }
 
   /**
@@ -469,13 +495,22 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   /**
    * The newest `lines` lines of step `step` of `workflow`: the `main` container log of the step's pod in
-   * `PDS_WORKFLOW_NAMESPACE` (the node found in the Workflow's status, fetched; see `step-logs.ts`).
+   * `PDS_WORKFLOW_NAMESPACE` (the node found in the Workflow's status, fetched; see `step-logs.ts`). Once Argo's labels
+   * say the Workflow finished, the tail is kept ({@link LOG_TAILS_KEPT}): later reads make no request.
    * @returns `[]` when the Workflow, the step's pod node or its pod is gone.
    * @throws Upstream when the API server refuses the `pods/log` read or cannot be reached.
    */
   async stepLog(workflow: string, step: string, lines: number): Promise<string[]> {
+    const key = JSON.stringify([workflow, step, lines]);
+    const kept = this.logTails.get(key);
+    if (kept) return [...kept];
+    const meta = this.options.cache.workflows.get(workflow, this.options.namespace);
     const wf = await this.fetchWorkflow(workflow);
-    return wf ? this.stepLogs.read(wf, step, lines) : [];
+    if (!wf) return [];
+    const tail = await this.stepLogs.read(wf, step, lines);
+    // Argo says the Workflow finished: its pods have stopped, so the tail read now is the tail for good.
+    if (meta && finishedByLabels(meta)) keepNewest(this.logTails, key, [...tail], LOG_TAILS_KEPT);
+    return tail;
   }
 
   onSettled(listener: (run: WorkflowRun) => void): void {

@@ -9,6 +9,7 @@
  * | `backend.ts`, `pod-logs.ts` | tenants, services, status, resources; logs from pods (or `../loki/`) |
  * | `operations.ts` | the operation table: each operation's Workflow arguments |
  * | `engine.ts` | Workflows submitted and followed; records settled from the watch; the ghost reconciler |
+ * | `kept.ts` | settled records kept in memory once read, so warm workflow reads make no round trip |
  * | `previews.ts` | preview expiry under a Lease |
  * | `observer.ts` | what each service runs Synced and Healthy, by digest, for verified promotion |
  *
@@ -31,6 +32,7 @@ import { kubernetesBackend, type KubernetesBackend } from './backend.js';
 import { ApprovalExpiry } from '../sql/approval-expiry.js';
 import { ArgoWorkflowEngine } from './engine.js';
 import { ClusterCache } from './informers.js';
+import { keptAudit } from './kept.js';
 import { CountingKubeConfig, loadKubeConfig, ownNamespace } from './kubeconfig.js';
 import { clusterOperations } from './operations.js';
 import { podLogSource } from './pod-logs.js';
@@ -194,7 +196,8 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
     shutdown: shutdown.signal,
     backend,
     workflows: engine,
-    audit: records.audit,
+    // Settled entries kept once read: a warm read of a workflow needs no round trip (kept.ts).
+    audit: keptAudit(records.audit),
     codeHost,
     once: records.once,
     oauth: records.oauth,

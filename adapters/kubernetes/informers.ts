@@ -190,15 +190,15 @@ export class ClusterCache {
     const apps = kc.makeApiClient(AppsV1Api);
     const custom = kc.makeApiClient(CustomObjectsApi);
     const managed = `${LABEL.managedBy}=pds`;
-    this.namespaces = watch(kc, 'namespaces', '/api/v1/namespaces', () => core.listNamespace({ labelSelector: managed }), { labelSelector: managed }, log);
+    this.namespaces = watch(kc, 'namespaces', '/api/v1/namespaces', paged((page) => core.listNamespace({ labelSelector: managed, ...page })), { labelSelector: managed }, log);
     // Quotas and bindings are few per tenant; their kinds are not labelled by every tool that might make them, so all
     // are watched and filtered by namespace when read.
-    this.quotas = watch(kc, 'resourcequotas', '/api/v1/resourcequotas', () => core.listResourceQuotaForAllNamespaces(), {}, log);
+    this.quotas = watch(kc, 'resourcequotas', '/api/v1/resourcequotas', paged((page) => core.listResourceQuotaForAllNamespaces(page)), {}, log);
     this.roleBindings = watch(
       kc,
       'rolebindings',
       '/apis/rbac.authorization.k8s.io/v1/rolebindings',
-      () => rbac.listRoleBindingForAllNamespaces({ labelSelector: LABEL.role }),
+      paged((page) => rbac.listRoleBindingForAllNamespaces({ labelSelector: LABEL.role, ...page })),
       { labelSelector: LABEL.role },
       log,
     );
@@ -206,7 +206,7 @@ export class ClusterCache {
       kc,
       'deployments',
       '/apis/apps/v1/deployments',
-      () => apps.listDeploymentForAllNamespaces({ labelSelector: managed }),
+      paged((page) => apps.listDeploymentForAllNamespaces({ labelSelector: managed, ...page })),
       { labelSelector: managed, trim: trimDeployment },
       log,
     );
@@ -268,25 +268,55 @@ export class ClusterCache {
 /** Objects per page of a first list (client-go's informers list 500 at a time too). */
 export const LIST_PAGE_SIZE = 500;
 
+/** What one request of a first list asks for: a page, and where the API server may answer it from. */
+export interface ListPage {
+  limit: number;
+  _continue?: string;
+  /** `'0'` on the first request only: any resourceVersion, so the API server's watch cache may answer. */
+  resourceVersion?: string;
+}
+
 /**
- * A list read page by page (`limit`, `continue`), so each request stays small and within `PDS_KUBE_TIMEOUT_S` however
- * many objects the cluster keeps; the pages are one snapshot, whose resourceVersion the last page carries.
+ * An informer's first list, read from the API server's watch cache when it has one: the first request carries
+ * `resourceVersion=0` ("any version": the cache's current state, possibly a little behind etcd), as client-go's
+ * reflector does, and the informer's watch then starts from the resourceVersion that list carries, so nothing is
+ * missed. Without it the API server reads every object whole from etcd for each page, even for a metadata-only list
+ * (the Workflows: about 20 KB each with their status), which made start-up grow with what Argo keeps (issue 23 item 3).
+ *
+ * The kube-apiserver the tests run (1.20, `scripts/envtest/build.sh`) answers `resourceVersion=0` from its cache in
+ * one response whatever `limit` says (no `continue`); a server that pages its cache, or has none (`--watch-cache=false`),
+ * answers with `continue` tokens, which are followed without `resourceVersion` (the API server refuses both together).
+ * Should that one large answer not arrive within `PDS_KUBE_TIMEOUT_S`, the list is read again as consistent pages from
+ * etcd, each small enough for its bound. https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions
  */
 export function paged<T extends KubernetesObject>(
-  list: (page: { limit: number; _continue?: string }) => Promise<KubernetesListObject<T>>,
+  list: (page: ListPage) => Promise<KubernetesListObject<T>>,
 ): () => Promise<KubernetesListObject<T>> {
   return async () => {
-    const items: T[] = [];
-    let _continue: string | undefined;
-    for (;;) {
-      const page = await list({ limit: LIST_PAGE_SIZE, ...(_continue ? { _continue } : {}) });
-      items.push(...(page.items ?? [])); // the API server answers an empty metadata-only list with `items: null`
-      // Typed lists name it `_continue`; custom-object lists come back as plain JSON, `continue`.
-      const meta = page.metadata as { _continue?: string; continue?: string } | undefined;
-      _continue = meta?._continue || meta?.continue || undefined;
-      if (!_continue) return { ...page, items };
+    try {
+      return await pages(list, '0');
+    } catch (err) {
+      if (!isTimeout(err)) throw err;
+      return pages(list, undefined);
     }
   };
+}
+
+/** Every page of one list (`limit`, `continue`); the pages are one snapshot, whose resourceVersion the last carries. */
+async function pages<T extends KubernetesObject>(
+  list: (page: ListPage) => Promise<KubernetesListObject<T>>,
+  resourceVersion: string | undefined,
+): Promise<KubernetesListObject<T>> {
+  const items: T[] = [];
+  let _continue: string | undefined;
+  for (;;) {
+    const page = await list({ limit: LIST_PAGE_SIZE, ...(_continue ? { _continue } : resourceVersion ? { resourceVersion } : {}) });
+    items.push(...(page.items ?? [])); // the API server answers an empty metadata-only list with `items: null`
+    // Typed lists name it `_continue`; custom-object lists come back as plain JSON, `continue`.
+    const meta = page.metadata as { _continue?: string; continue?: string } | undefined;
+    _continue = meta?._continue || meta?.continue || undefined;
+    if (!_continue) return { ...page, items };
+  }
 }
 
 /** An Application as pds reads it (`backend.ts`, `previews.ts`): its metadata and the status fields of {@link Application}. */

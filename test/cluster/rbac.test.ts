@@ -126,7 +126,7 @@ describe('the pds ServiceAccount (deploy/kubernetes/cluster/10-rbac-pds.yaml)', 
       [...reader, ...['create', 'get', 'list', 'watch', 'delete', 'patch'].map((v) => `argoproj.io/workflows:${v}`), '/secrets:create', '/secrets:delete'].sort(),
     );
     expect(await review('argocd')).toEqual(
-      [...reader, ...['get', 'list', 'watch'].map((v) => `argoproj.io/applications:${v}`), 'argoproj.io/appprojects:get', 'argoproj.io/appprojects:patch'].sort(),
+      [...reader, ...['get', 'list', 'watch'].map((v) => `argoproj.io/applications:${v}`), 'argoproj.io/appprojects:get', 'argoproj.io/appprojects:list', 'argoproj.io/appprojects:patch'].sort(),
     );
     expect(await review('pds')).toEqual([...reader, ...['get', 'create', 'update'].map((v) => `coordination.k8s.io/leases:${v}`)].sort());
   });

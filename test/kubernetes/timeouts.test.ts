@@ -201,13 +201,14 @@ describe('a refused pods/log read', () => {
 });
 
 describe('a metadata-only informer (issue 23 item 3)', () => {
-  it('lists page by page and watches asking for PartialObjectMetadata, and keeps no managedFields', async () => {
+  it('lists page by page (the first from the watch cache, resourceVersion=0) and watches asking for PartialObjectMetadata, and keeps no managedFields', async () => {
     const accepts: string[] = [];
     const total = LIST_PAGE_SIZE + 3;
     const item = (i: number) => ({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: `w${i}`, namespace: 'wf', resourceVersion: '7', managedFields: [{ manager: 'argo' }] } });
     const api = await apiServer((req, res) => {
       const url = new URL(req.url!, 'http://x');
-      accepts.push(`${url.searchParams.get('watch') ? 'watch' : 'list'} ${req.headers.accept}`);
+      const rv = url.searchParams.get('resourceVersion');
+      accepts.push(`${url.searchParams.get('watch') ? 'watch' : 'list'}${rv !== null && !url.searchParams.get('watch') ? ` resourceVersion=${rv}` : ''} ${req.headers.accept}`);
       if (url.searchParams.get('watch')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write(`${JSON.stringify({ type: 'ADDED', object: item(total) })}\n`);
@@ -230,7 +231,8 @@ describe('a metadata-only informer (issue 23 item 3)', () => {
       await eventually('the watched object', () => informer.get(`w${total}`, 'wf'));
       expect(informer.list('wf')).toHaveLength(total + 1);
       expect(informer.list('wf').every((o) => o.metadata?.managedFields === undefined)).toBe(true);
-      expect(accepts).toEqual([`list ${ACCEPT_METADATA_LIST}`, `list ${ACCEPT_METADATA_LIST}`, `watch ${ACCEPT_METADATA}`]);
+      // A continued page carries no resourceVersion: the API server refuses one next to `continue`.
+      expect(accepts).toEqual([`list resourceVersion=0 ${ACCEPT_METADATA_LIST}`, `list ${ACCEPT_METADATA_LIST}`, `watch ${ACCEPT_METADATA}`]);
     } finally {
       await informer.stop();
     }
@@ -238,6 +240,23 @@ describe('a metadata-only informer (issue 23 item 3)', () => {
 });
 
 describe('paged lists', () => {
+  it('reads the list again as consistent pages when the watch cache\'s one answer is cut at its bound', async () => {
+    const asked: string[] = [];
+    const list = paged<KubernetesObject>(async (page) => {
+      asked.push(JSON.stringify(page));
+      if (page.resourceVersion === '0') throw Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
+      const next = page._continue ? undefined : 'p2';
+      return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '9', ...(next ? { continue: next } : {}) }, items: [{ metadata: { name: page._continue ?? 'p1' } }] };
+    });
+    expect((await list()).items.map((o) => o.metadata?.name)).toEqual(['p1', 'p2']);
+    expect(asked).toEqual([
+      JSON.stringify({ limit: LIST_PAGE_SIZE, resourceVersion: '0' }),
+      JSON.stringify({ limit: LIST_PAGE_SIZE }),
+      JSON.stringify({ limit: LIST_PAGE_SIZE, _continue: 'p2' }),
+    ]);
+  });
+
+
   it('reads an empty metadata-only list, which the API server sends with items: null', async () => {
     const list = paged<KubernetesObject>(async () => ({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadataList', metadata: { resourceVersion: '3' }, items: null as never }));
     expect(await list()).toMatchObject({ items: [], metadata: { resourceVersion: '3' } });
