@@ -738,11 +738,13 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
     it('break-glass during a freeze Argo CD enforces too: refused at the door, an override deploy syncs by hand and runs the new tag', async () => {
       const policyPath = `/api/v1/tenants/${TEAM}/policy`;
       const freeze = { name: 'incident', schedule: '* * * * *', duration: '1h', timeZone: 'UTC', operations: ['*'], reason: 'incident freeze' };
+      // The tag the service does not run now, so only a sync can make it run.
+      const running = (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag;
+      // Argo CD applies an earlier deploy's commit in its own time: wait for it before the window holds automated syncs.
+      if (t.appProject) await poll(`the Deployment on ${running}`, t.workflowSeconds, async () => (await t.appProject!.runningImage(TEAM, 'web'))?.includes(`:${running}@`));
       expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [freeze] })).status).toBe(200);
       if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toContainEqual(expect.objectContaining({ kind: 'deny', schedule: '* * * * *', manualSync: true }));
       const execute = '/api/v1/operations/deploy-service/execute';
-      // The tag the service does not run now, so only a sync can make it run.
-      const running = (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag;
       const [next, other] = running === TAGS[0] ? [TAGS[1]!, TAGS[0]!] : [TAGS[0]!, TAGS[1]!];
       const deploy = { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: next };
       // What the Deployment runs (an image by digest): only Argo CD's sync can change it.
