@@ -43,6 +43,50 @@ function promoteKey(id: string): string {
   return `promote:${id}`;
 }
 
+/**
+ * Insert a pending approval and record its `approval.requested` event, in `db` (one transaction when the caller opened
+ * one). A promote's request passes the release it would promote as `release`: its row gets subject `promote`, and its
+ * event names that release as `workflowName` (its own `workflow_name` is {@link promoteKey}).
+ */
+async function insertApproval(db: Executor, approval: NewApproval, release?: string): Promise<void> {
+  const { request } = approval;
+  await db
+    .insertInto('approvals')
+    .values({
+      id: request.id,
+      workflow_name: approval.workflowName,
+      ...(release ? { subject: 'promote', release_workflow: release, outcome: null } : {}),
+      tenant: approval.tenant.name,
+      tenant_uid: approval.tenant.uid,
+      operation: approval.operation,
+      parameters: JSON.stringify(approval.parameters),
+      requested_by: approval.requestedBy,
+      requested_at: approval.requestedAt,
+      required: request.required,
+      approvers: JSON.stringify(request.approvers),
+      state: 'pending',
+      expires_at: request.expiresAt,
+      decided_at: null,
+      decided_by: null,
+      reason: null,
+    })
+    .execute();
+  await new SqlGovernanceStore(db).record(approval.tenant, {
+    type: 'approval.requested',
+    userId: approval.requestedBy,
+    timestamp: approval.requestedAt,
+    data: {
+      approvalId: request.id,
+      ...(release ? { subject: 'promote' } : {}),
+      workflowName: release ?? approval.workflowName,
+      operation: approval.operation,
+      required: request.required,
+      approvers: request.approvers,
+      expiresAt: request.expiresAt,
+    },
+  });
+}
+
 /** The store of approvals; bound to the database or to one transaction. */
 export class SqlApprovalStore implements ApprovalStore {
   constructor(
@@ -102,40 +146,7 @@ export class SqlApprovalStore implements ApprovalStore {
    * `approvalId` = `request.id`).
    */
   async create(approval: NewApproval): Promise<void> {
-    const { request } = approval;
-    await this.db
-      .insertInto('approvals')
-      .values({
-        id: request.id,
-        workflow_name: approval.workflowName,
-        tenant: approval.tenant.name,
-        tenant_uid: approval.tenant.uid,
-        operation: approval.operation,
-        parameters: JSON.stringify(approval.parameters),
-        requested_by: approval.requestedBy,
-        requested_at: approval.requestedAt,
-        required: request.required,
-        approvers: JSON.stringify(request.approvers),
-        state: 'pending',
-        expires_at: request.expiresAt,
-        decided_at: null,
-        decided_by: null,
-        reason: null,
-      })
-      .execute();
-    await new SqlGovernanceStore(this.db).record(approval.tenant, {
-      type: 'approval.requested',
-      userId: approval.requestedBy,
-      timestamp: approval.requestedAt,
-      data: {
-        approvalId: request.id,
-        workflowName: approval.workflowName,
-        operation: approval.operation,
-        required: request.required,
-        approvers: request.approvers,
-        expiresAt: request.expiresAt,
-      },
-    });
+    await insertApproval(this.db, approval);
   }
 
   async requestPromote(promote: PromoteRequest): Promise<{ approval: Approval; created: boolean }> {
@@ -149,43 +160,7 @@ export class SqlApprovalStore implements ApprovalStore {
         .executeTakeFirst();
       if (waiting) return { approval: (await this.withVotes([waiting], tx))[0]!, created: false };
       const { request } = promote;
-      await tx
-        .insertInto('approvals')
-        .values({
-          id: request.id,
-          workflow_name: promoteKey(request.id),
-          subject: 'promote',
-          release_workflow: promote.release,
-          tenant: promote.tenant.name,
-          tenant_uid: promote.tenant.uid,
-          operation: 'deploy-service',
-          parameters: JSON.stringify(promote.parameters),
-          requested_by: promote.requestedBy,
-          requested_at: promote.requestedAt,
-          required: request.required,
-          approvers: JSON.stringify(request.approvers),
-          state: 'pending',
-          expires_at: request.expiresAt,
-          decided_at: null,
-          decided_by: null,
-          reason: null,
-          outcome: null,
-        })
-        .execute();
-      await new SqlGovernanceStore(tx).record(promote.tenant, {
-        type: 'approval.requested',
-        userId: promote.requestedBy,
-        timestamp: promote.requestedAt,
-        data: {
-          approvalId: request.id,
-          subject: 'promote',
-          workflowName: promote.release,
-          operation: 'deploy-service',
-          required: request.required,
-          approvers: request.approvers,
-          expiresAt: request.expiresAt,
-        },
-      });
+      await insertApproval(tx, { ...promote, workflowName: promoteKey(request.id), operation: 'deploy-service' }, promote.release);
       const row = await tx.selectFrom('approvals').selectAll().where('id', '=', request.id).executeTakeFirstOrThrow();
       return { approval: (await this.withVotes([row], tx))[0]!, created: true };
     });
