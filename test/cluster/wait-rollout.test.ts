@@ -13,11 +13,14 @@ import path from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { kubernetesRollouts, readRollout } from '../../adapters/kubernetes/rollouts.js';
-import { LocalArgo, type RunResult, type WorkflowTemplate } from '../fixtures/argo-steps/runner.js';
+import { LocalArgo, type RunResult } from '../fixtures/argo-steps/runner.js';
 import { startRolloutsController, type RolloutsStandIn } from '../fixtures/argo-rollouts-controller.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
 import { bareRepository } from './gitops.js';
+import { isTimeout } from '../../adapters/kubernetes/kubeconfig.js';
+import { createCanaryService, errorRateFailsFor, waitOnlyTemplate } from './rollout-fixtures.js';
+import { until } from '../helpers/until.js';
 
 const WORKFLOWS = 'pds-workflows';
 const TEAM = `wr-${randomUUID().slice(0, 6)}`;
@@ -26,6 +29,8 @@ const NAME = `${TEAM}-${APP}`;
 const ROLLOUTS = { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts', namespace: TEAM, name: NAME };
 /** Long enough that only a skipped step finishes in time; a timeout would fail the test, not pass it. */
 const TIMEOUT_SECONDS = 240;
+/** Each test's bound: generous, since a loaded machine slows every step; a hang still ends it. */
+const TEST_SECONDS = 180;
 let admin: KubeConfig;
 let pds: KubeConfig;
 let work: string;
@@ -51,24 +56,21 @@ function waitRollout(workflow: string): Promise<RunResult> {
   return LocalArgo.run(runner, { name: workflow, uid: randomUUID(), annotations: {}, labels: {}, workflowTemplateRef: 'wait-only', parameters: [] });
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, seconds = 60): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const phaseOf = async () => (await readRollout(admin, TEAM, APP))?.status;
+/** The Rollout's status; `undefined` (ask again) when the loaded API server did not answer in time. */
+const phaseOf = async () => (await readRollout(admin, TEAM, APP).catch((err: Error) => (isTimeout(err.cause) ? undefined : Promise.reject(err))))?.status;
 
 /** End the pause the canary holds now, as if its duration had passed. */
 async function endPause(): Promise<void> {
-  await admin.makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus({
-    ...ROLLOUTS,
-    body: [{ op: 'add', path: '/status/pauseConditions', value: [{ reason: 'CanaryPauseStep', startTime: '2000-01-01T00:00:00Z' }] }],
-  });
+  // The patch is idempotent: one the loaded API server did not answer in time is sent again.
+  await until('the pause to be ended', () =>
+    admin
+      .makeApiClient(CustomObjectsApi)
+      .patchNamespacedCustomObjectStatus({
+        ...ROLLOUTS,
+        body: [{ op: 'add', path: '/status/pauseConditions', value: [{ reason: 'CanaryPauseStep', startTime: '2000-01-01T00:00:00Z' }] }],
+      })
+      .then(() => true, (err: Error) => (isTimeout(err) ? false : Promise.reject(err))),
+  60);
 }
 
 beforeAll(async () => {
@@ -97,57 +99,15 @@ beforeAll(async () => {
     group: 'argoproj.io', version: 'v1alpha1', plural: 'applications', namespace: 'argocd',
     body: { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: NAME }, spec: { project: 'default', destination: { namespace: TEAM } } },
   });
-  const labels = { 'pds.dev/tenant': TEAM, 'pds.dev/service': APP };
-  await admin.makeApiClient(AppsV1Api).createNamespacedDeployment({
-    namespace: TEAM,
-    body: {
-      metadata: { name: NAME, labels },
-      spec: { replicas: 0, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: image('0.1.0') }] } } },
-    },
-  });
-  const analysis = { analysis: { templates: [{ templateName: NAME }] } };
-  await admin.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts', namespace: TEAM,
-    body: {
-      apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout',
-      metadata: { name: NAME, labels, annotations: { 'pds.dev/stable-tag': '', 'pds.dev/workflow': '' } },
-      spec: {
-        replicas: 1, selector: { matchLabels: labels },
-        workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: NAME, scaleDown: 'onsuccess' },
-        strategy: {
-          canary: {
-            stableService: NAME, canaryService: `${NAME}-canary`,
-            steps: [{ setWeight: 10 }, { pause: { duration: '1h' } }, analysis, { setWeight: 50 }, { pause: { duration: '1h' } }, analysis],
-          },
-        },
-      },
-    },
-  });
+  await createCanaryService(admin, { team: TEAM, app: APP, image: image('0.1.0') });
   controller = startRolloutsController({
     kc: admin,
     namespace: TEAM,
-    measure: (r) => {
-      const bad = r.metadata?.annotations?.['pds.dev/canary-tag'] === '1.3.0';
-      return { health: { value: 'true', passed: true }, 'error-rate': { value: bad ? '[0.072]' : '[0.004]', passed: !bad } };
-    },
+    measure: errorRateFailsFor('1.3.0'),
   });
   pds = (await serviceAccountKubeConfig(admin, { namespace: 'pds', name: 'pds' }, work)).kc;
   const workflowAccount = await serviceAccountKubeConfig(admin, { namespace: WORKFLOWS, name: 'pds-workflow' }, work);
-  const waitOnly: WorkflowTemplate = {
-    metadata: { name: 'wait-only', namespace: WORKFLOWS },
-    spec: {
-      entrypoint: 'main',
-      serviceAccountName: 'pds-workflow',
-      templates: [{
-        name: 'main',
-        steps: [[{
-          name: 'wait-rollout',
-          templateRef: { name: 'pds-steps', template: 'wait-rollout' },
-          arguments: { parameters: [{ name: 'team_name', value: TEAM }, { name: 'component_name', value: APP }, { name: 'timeout_seconds', value: String(TIMEOUT_SECONDS) }] },
-        }]],
-      } as WorkflowTemplate['spec']['templates'][number]],
-    },
-  };
+  const waitOnly = waitOnlyTemplate(WORKFLOWS, TEAM, APP, TIMEOUT_SECONDS);
   const templates = loadWorkflowTemplates();
   runner = {
     templates: new Map([...templates, ['wait-only', waitOnly]]),
@@ -159,12 +119,12 @@ beforeAll(async () => {
     stubEnv: {},
     workDir: work,
   };
-  await until('the first release healthy', async () => (await phaseOf())?.phase === 'Healthy');
+  await until('the first release healthy', async () => (await phaseOf())?.phase === 'Healthy', 60);
   // 0.2.0 becomes the stable release, promoted past its pauses.
   await release('0.2.0', '0.1.0', 'wf-good');
-  await until('0.2.0 paused', async () => (await phaseOf())?.phase === 'Paused');
+  await until('0.2.0 paused', async () => (await phaseOf())?.phase === 'Paused', 60);
   await kubernetesRollouts(pds, async () => true).promote(TEAM, APP, 'alice');
-  await until('0.2.0 healthy', async () => (await phaseOf())?.phase === 'Healthy');
+  await until('0.2.0 healthy', async () => (await phaseOf())?.phase === 'Healthy', 60);
 }, 120_000);
 
 afterAll(async () => {
@@ -177,12 +137,12 @@ afterAll(async () => {
 it('fails an unhealthy release at once with the reason its AnalysisRun measured', async () => {
   await release('1.3.0', '0.2.0', 'wf-bad');
   const first = waitRollout('wf-bad');
-  await until('1.3.0 paused', async () => (await phaseOf())?.phase === 'Paused');
+  await until('1.3.0 paused', async () => (await phaseOf())?.phase === 'Paused', 60);
   await endPause();
   const failed = await first;
   expect(failed.phase).toBe('Failed');
   expect(failed.message).toBe('main: Error (exit code 1): error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0');
-});
+}, TEST_SECONDS * 1000);
 
 it('retries the tag deployed again after its release was aborted (same pod template) and fails again for the reason, not the timeout', async () => {
   // The same tag: the same pod template, which Argo keeps aborted; the step retries it.
@@ -192,12 +152,12 @@ it('retries the tag deployed again after its release was aborted (same pod templ
   await until('1.3.0 running again', async () => {
     const s = await phaseOf();
     return s?.abort !== true && s?.phase === 'Paused';
-  });
+  }, 60);
   await endPause();
   const retried = await again;
   expect(retried.phase).toBe('Failed');
   expect(retried.message).toMatch(/retrying it \(kubectl argo rollouts retry\)\nerror rate 7\.2% > 5% at step 1 \(10%\); rolled back to 0\.2\.0$/);
-});
+}, TEST_SECONDS * 1000);
 
 it('succeeds at once for the stable tag while a release is aborted (Argo skips the steps back to stable)', async () => {
   expect(await phaseOf()).toMatchObject({ abort: true, phase: 'Degraded' });
@@ -207,14 +167,14 @@ it('succeeds at once for the stable tag while a release is aborted (Argo skips t
   const settled = await phaseOf();
   expect(settled).toMatchObject({ phase: 'Healthy', currentStepIndex: 6 });
   expect(settled?.abort).toBeFalsy();
-});
+}, TEST_SECONDS * 1000);
 
 it('fails a release aborted by hand saying who aborted it and where', async () => {
   await release('0.4.0', '0.2.0', 'wf-held');
   const waiting = waitRollout('wf-held');
-  await until('0.4.0 paused', async () => (await phaseOf())?.phase === 'Paused');
+  await until('0.4.0 paused', async () => (await phaseOf())?.phase === 'Paused', 60);
   await kubernetesRollouts(pds, async () => true).abort(TEAM, APP, 'carol');
   const result = await waiting;
   expect(result.phase).toBe('Failed');
   expect(result.message).toBe('main: Error (exit code 1): aborted by carol at step 1 (10%); rolled back to 0.2.0');
-});
+}, TEST_SECONDS * 1000);
