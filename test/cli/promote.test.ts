@@ -10,22 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxPlatform } from '../../adapters/sandbox/index.js';
 import { runCli } from '../helpers/cli-process.js';
 import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 let pds: TestServer;
 let home: string;
 let offset = 0;
 
 const run = (args: string[], user: string) => runCli(pds, home, args, { user });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, seconds = 20): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   home = await mkdtemp(path.join(tmpdir(), 'pds-cli-promote-'));
@@ -56,7 +47,7 @@ describe('pds deploy --from', () => {
     const running = await until('acme-staging/web observed running 0.2.0', async () => {
       const current = await pds.platform.images.current(staging, 'web');
       return current?.image.endsWith(':0.2.0') ? current : undefined;
-    });
+    }, 20);
 
     const refused = await run(['deploy', 'acme/web', '--from', 'acme-staging/web'], 'alice');
     expect(refused.code, refused.stderr).toBe(1);

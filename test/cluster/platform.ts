@@ -22,6 +22,7 @@ import { createTestDatabase } from '../fixtures/postgres.js';
 import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
 import { bareRepository } from './gitops.js';
 import { startRegistry, type RegistryStandIn } from '../fixtures/oci-registry.js';
+export { until } from '../helpers/until.js';
 
 export const WORKFLOWS = 'pds-workflows';
 export const ARGOCD = 'argocd';
@@ -132,13 +133,3 @@ export async function startClusterHarness(repos: Record<string, string[]>): Prom
   };
 }
 
-/** Poll `probe` every 200 ms until it returns something truthy. @throws after `seconds`, naming `what`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false | null> | T | undefined | false | null, seconds = 30): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

@@ -16,6 +16,7 @@ import type { RolloutView } from '../../core/rollouts.js';
 import { startRolloutsController, type RolloutsStandIn } from '../fixtures/argo-rollouts-controller.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { installDeploy, serviceAccountKubeConfig } from './deploy.js';
+import { createCanaryService, errorRateFailsFor } from './rollout-fixtures.js';
 
 const TEAM = `ro-${randomUUID().slice(0, 6)}`;
 const APP = 'web';
@@ -67,50 +68,14 @@ beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'pds-rollouts-'));
   pds = (await serviceAccountKubeConfig(admin, { namespace: 'pds', name: 'pds' }, work)).kc;
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: TEAM } } });
-  const labels = { 'pds.dev/tenant': TEAM, 'pds.dev/service': APP };
-  // As write-service-manifests and write-rollout leave them: the Deployment holds the pod template at no replicas.
-  await admin.makeApiClient(AppsV1Api).createNamespacedDeployment({
-    namespace: TEAM,
-    body: {
-      metadata: { name: NAME, labels },
-      spec: { replicas: 0, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: image('0.1.0') }] } } },
-    },
-  });
-  const analysis = { analysis: { templates: [{ templateName: NAME }] } };
-  // As write-rollout writes it: the health probe on the canary Service (the AnalysisRuns copy its metrics).
-  await admin.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: 'argoproj.io', version: 'v1alpha1', plural: 'analysistemplates', namespace: TEAM,
-    body: {
-      apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: NAME, labels },
-      spec: { metrics: [{ name: 'health', failureLimit: 0, successCondition: 'result == true', provider: { web: { url: `http://${NAME}-canary.${TEAM}.svc/healthz`, jsonPath: '{$.ok}' } } }] },
-    },
-  });
-  await admin.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts', namespace: TEAM,
-    body: {
-      apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout',
-      metadata: { name: NAME, labels, annotations: { 'pds.dev/stable-tag': '', 'pds.dev/workflow': '' } },
-      spec: {
-        replicas: 1, selector: { matchLabels: labels },
-        workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: NAME, scaleDown: 'onsuccess' },
-        strategy: {
-          canary: {
-            stableService: NAME, canaryService: `${NAME}-canary`,
-            trafficRouting: { plugins: { 'argoproj-labs/gatewayAPI': { httpRoute: NAME, namespace: TEAM } } },
-            steps: [{ setWeight: 10 }, { pause: { duration: '1h' } }, analysis, { setWeight: 50 }, { pause: { duration: '1h' } }, analysis],
-          },
-        },
-      },
-    },
-  });
+  // As write-service-manifests and write-rollout leave them, with the health probe on the canary Service (the AnalysisRuns
+  // copy its metrics).
+  await createCanaryService(admin, { team: TEAM, app: APP, image: image('0.1.0'), gatewayApi: true, analysisTemplate: true });
   // Tag 1.3.0 fails its analysis with a 7.2% error rate; every other tag measures 0.4%.
   controller = startRolloutsController({
     kc: admin,
     namespace: TEAM,
-    measure: (r) => {
-      const bad = r.metadata?.annotations?.['pds.dev/canary-tag'] === '1.3.0';
-      return { health: { value: 'true', passed: true }, 'error-rate': { value: bad ? '[0.072]' : '[0.004]', passed: !bad } };
-    },
+    measure: errorRateFailsFor('1.3.0'),
     pauseScale: 1,
   });
 }, 120_000);

@@ -29,11 +29,13 @@ import { applicationName, previewName, serviceHost } from '../../core/names.js';
 import { sourceImage } from '../../core/images.js';
 import { startRegistry, type RegistryStandIn } from '../fixtures/oci-registry.js';
 import { BLUE_GREEN_AUTO_PROMOTION_SECONDS, errorRateQuery } from '../../core/rollouts.js';
-import { LocalArgo, shutdownNodeMessage, type RunResult, type WorkflowTemplate } from '../fixtures/argo-steps/runner.js';
+import { LocalArgo, shutdownNodeMessage, type RunResult } from '../fixtures/argo-steps/runner.js';
 import { BUILD_IMAGE_STUBS } from '../fixtures/argo-steps/pods.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { installDeploy, loadWorkflowTemplates, serviceAccountKubeConfig } from './deploy.js';
 import { bareRepository, checkout, fileAt, filesUnder, git } from './gitops.js';
+import { waitOnlyTemplate } from './rollout-fixtures.js';
+import { until } from '../helpers/until.js';
 
 const WORKFLOWS = 'pds-workflows';
 const ARGOCD = 'argocd';
@@ -133,16 +135,6 @@ async function getObject(apiVersion: string, kind: string, namespace: string | u
     });
 }
 const getApplication = (name: string) => getObject('argoproj.io/v1alpha1', 'Application', ARGOCD, name) as Promise<(KubernetesObject & { spec: any }) | undefined>;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, seconds = 20): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Play Argo CD's finalizer: it deletes what the Application applied, then lets the Application go. */
 async function finalizeApplication(name: string): Promise<void> {
@@ -257,7 +249,7 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     const quota = await until('ResourceQuota status', async () => {
       const q = await admin.makeApiClient(CoreV1Api).readNamespacedResourceQuota({ name: 'pds-quota', namespace: TEAM });
       return q.status?.hard ? q : undefined;
-    });
+    }, 20);
     expect(quota.spec!.hard).toEqual({ cpu: '2', memory: '4Gi', pods: '10' });
     expect(quota.status!.used).toMatchObject({ pods: '0' });
 
@@ -566,21 +558,7 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     const applications = admin.makeApiClient(CustomObjectsApi);
     const application = { group: 'argoproj.io', version: 'v1alpha1', namespace: 'argocd', plural: 'applications', name: 'acme-web' };
     await applications.patchNamespacedCustomObject({ ...application, body: [{ op: 'remove', path: '/metadata/annotations/argocd.argoproj.io~1refresh' }] }).catch(() => undefined);
-    const waitOnly: WorkflowTemplate = {
-      metadata: { name: 'wait-only', namespace: WORKFLOWS },
-      spec: {
-        entrypoint: 'main',
-        serviceAccountName: 'pds-workflow',
-        templates: [{
-          name: 'main',
-          steps: [[{
-            name: 'wait-rollout',
-            templateRef: { name: 'pds-steps', template: 'wait-rollout' },
-            arguments: { parameters: [{ name: 'team_name', value: TEAM }, { name: 'component_name', value: 'web' }, { name: 'timeout_seconds', value: '3' }] },
-          }]],
-        } as WorkflowTemplate['spec']['templates'][number]],
-      },
-    };
+    const waitOnly = waitOnlyTemplate(WORKFLOWS, TEAM, 'web', 3);
     const waited = await LocalArgo.run({ ...runner, templates: new Map([...runner.templates, ['wait-only', waitOnly]]) }, {
       name: `wait-only-${randomUUID().slice(0, 5)}`, uid: randomUUID(), annotations: {}, labels: {}, workflowTemplateRef: 'wait-only', parameters: [],
     });

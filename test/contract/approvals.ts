@@ -9,6 +9,7 @@
 import { expect } from 'vitest';
 import { CLIENTS, connectHttp } from '../helpers/mcp-clients.js';
 import type { TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /** What the suite hands over. */
 export interface ApprovalCase {
@@ -23,16 +24,6 @@ export interface ApprovalCase {
   covered: Set<string>;
   /** Workflows submitted, newest last. */
   workflows: string[];
-}
-
-async function poll<T>(what: string, seconds: number, probe: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Run the approvals case; leaves the tenant's policy `{}`. */
@@ -113,10 +104,10 @@ export async function approvalContract(c: ApprovalCase): Promise<void> {
   } finally {
     await person.close();
   }
-  const ran = await poll('the approved rollback', c.workflowSeconds, async () => {
+  const ran = await until('the approved rollback', async () => {
     const w = await workflow(held.workflowName, 5);
     return w.settled && w;
-  });
+  }, c.workflowSeconds);
   expect(ran).toMatchObject({ phase: 'succeeded', audit: { status: 'succeeded' }, approval: { state: 'approved' } });
 
   // Rejected: a reason is required; the workflow fails without running.
@@ -135,10 +126,10 @@ export async function approvalContract(c: ApprovalCase): Promise<void> {
   // Expired: nobody decided in time; the wait follows it to the end.
   expect((await policy({ operations: ['rollback-service'], required: 1, approvers: ['group:sre'], expiresAfter: '2s' })).status).toBe(200);
   const lapsed = await rollback('0.1.1');
-  const expired = await poll('the expiry', 60, async () => {
+  const expired = await until('the expiry', async () => {
     const w = await workflow(lapsed.workflowName, 10);
     return w.settled && w;
-  });
+  }, 60);
   expect(expired).toMatchObject({ phase: 'failed', audit: { status: 'failed' }, approval: { state: 'expired' } });
   expect(expired.audit.message).toMatch(/^approval expired at .* without 1 approval from group:sre; nothing ran$/);
 

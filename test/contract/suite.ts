@@ -13,6 +13,7 @@ import { registerRepository, type TestServer } from '../helpers/server.js';
 import type { GitHubActionsIssuer } from '../fixtures/github-actions-oidc.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { approvalContract } from './approvals.js';
+import { until } from '../helpers/until.js';
 
 /** A started pds on one backend, with a tenant name and a repository it can build (tags 0.1.0, 0.1.1). */
 export interface ContractTarget {
@@ -54,16 +55,6 @@ const ADMIN = 'root';
 /** A second tenant admin, who stops and retries workflows: the others' 20 writes a minute are spent by then. */
 const ERIN = 'erin';
 
-async function poll<T>(what: string, seconds: number, probe: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 export function describeContract(backend: 'sandbox' | 'kubernetes', start: () => Promise<ContractTarget>): void {
   let t: ContractTarget;
   let pds: TestServer;
@@ -84,11 +75,11 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ operation, status: 'submitted', workflowName: expect.stringMatching(new RegExp(`^${operation}-`)) });
     workflows.push(res.body.workflowName);
-    return poll(`${res.body.workflowName} to settle`, t.workflowSeconds, async () => {
+    return until(`${res.body.workflowName} to settle`, async () => {
       const w = await pds.api(user, 'GET', `/api/v1/workflows/${res.body.workflowName}`);
       expect(w.status).toBe(200);
       return w.body.audit.status !== 'submitted' && w.body;
-    });
+    }, t.workflowSeconds);
   }
   const succeeded = (w: any) => expect(w.audit.status, `${w.workflow}: ${w.note}`).toBe('succeeded');
 
@@ -101,16 +92,16 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const name: string = res.body.workflowName;
       workflows.push(name);
-      await poll(`${name} running`, t.workflowSeconds, async () => (await pds.api(user, 'GET', `/api/v1/workflows/${name}`)).body.phase === 'running');
+      await until(`${name} running`, async () => (await pds.api(user, 'GET', `/api/v1/workflows/${name}`)).body.phase === 'running', t.workflowSeconds);
       covered.add('platform_cancel_workflow');
       expect((await pds.api('dave', 'POST', `/api/v1/workflows/${name}/cancel`, {})).status).toBe(403); // a viewer
       const cancelled = await pds.api(user, 'POST', `/api/v1/workflows/${name}/cancel`, { reason: 'contract suite' });
       expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
       expect(cancelled.body).toMatchObject({ workflow: name, message: expect.stringContaining(`cancelled by ${user}`) });
-      return await poll(`${name} to settle`, t.workflowSeconds, async () => {
+      return await until(`${name} to settle`, async () => {
         const w = await pds.api(user, 'GET', `/api/v1/workflows/${name}`);
         return w.body.audit.status !== 'submitted' && w.body;
-      });
+      }, t.workflowSeconds);
     } finally {
       release();
     }
@@ -145,10 +136,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       succeeded(
         await run(ADMIN, 'create-tenant', { team_name: TEAM, display_name: 'Nova', description: 'Payments', contact_email: 'nova@example.com', admins: 'alice,erin', members: 'carol', viewers: 'dave', cpu: '2', memory: '4Gi', pods: '10' }),
       );
-      const tenants = await poll('the tenant listed', 30, async () => {
+      const tenants = await until('the tenant listed', async () => {
         const r = await pds.api(ADMIN, 'GET', '/api/v1/tenants');
         return r.body.items?.some((x: any) => x.name === TEAM) && r.body;
-      });
+      }, 30);
       expect(tenants.items.find((x: any) => x.name === TEAM)).toMatchObject({ name: TEAM, displayName: 'Nova', description: 'Payments', contactEmail: 'nova@example.com' });
       expect((await pds.api('alice', 'GET', '/api/v1/tenants')).status).toBe(403);
       const detail = await pds.api('alice', 'GET', `/api/v1/tenants/${TEAM}`);
@@ -174,10 +165,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const service = { team: TEAM, name: 'web', imageTag: '0.1.0', host: `${TEAM}-web.apps.test`, port: '8080', componentType: 'base-service', hasDatabase: false };
       expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body).toEqual(service);
       expect((await pds.api('alice', 'GET', `/api/v1/services?team=${TEAM}`)).body).toEqual({ items: [service], count: 1 });
-      const status = await poll('Synced/Healthy', 30, async () => {
+      const status = await until('Synced/Healthy', async () => {
         const s = await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`);
         return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy' && s.body;
-      });
+      }, 30);
       expect(status).toEqual({
         argocd: { name: `${TEAM}-web`, syncStatus: 'Synced', healthStatus: 'Healthy', message: expect.any(String) },
         service: { team: TEAM, name: 'web', imageTag: '0.1.0', host: `${TEAM}-web.apps.test` },
@@ -185,11 +176,11 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect((await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/nope`))).toMatchObject({ status: 404, body: { error: `GitOps application not found: ${TEAM}-nope` } });
       expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/nope`)).status).toBe(404);
 
-      const logs = await poll('log lines', 30, async () => {
+      const logs = await until('log lines', async () => {
         const l = await pds.api('alice', 'GET', `/api/v1/logs/${TEAM}/web?lines=50&since=1h`);
         expect(l.status).toBe(200);
         return l.body.count > 0 && l.body;
-      });
+      }, 30);
       expect(logs).toMatchObject({ team: TEAM, app: 'web', count: logs.lines.length, note: expect.any(String) });
       expect(logs.lines[0]).toEqual({ timestamp: expect.any(String), line: expect.any(String), labels: expect.any(Object) });
       expect((await pds.api('alice', 'GET', `/api/v1/logs/${TEAM}/nope`)).status).toBe(404);
@@ -241,14 +232,14 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         return res.body.workflowName as string;
       };
       const settled = (name: string) =>
-        poll(`${name} to settle`, t.workflowSeconds, async () => {
+        until(`${name} to settle`, async () => {
           const w = await pds.api('alice', 'GET', `/api/v1/workflows/${name}`);
           return w.body.audit.status !== 'submitted' && w.body;
-        });
-      const paused = (tag: string) => poll(`${tag} paused`, t.workflowSeconds, async () => {
+        }, t.workflowSeconds);
+      const paused = (tag: string) => until(`${tag} paused`, async () => {
         const s = await status();
         return s.rollout?.canaryTag === tag && s.rollout.phase === 'Paused' && s;
-      });
+      }, t.workflowSeconds);
       const invalid = await pds.api(member, 'POST', '/api/v1/operations/deploy-service/execute', strategy({ strategy: 'canary', canary_steps: '50%:2m,10%:1m' }));
       expect(invalid.status).toBe(400);
       expect(invalid.body.error).toMatch(/canary_steps.*weights must rise/);
@@ -296,7 +287,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
           progress.push(p.message ?? '');
           release();
         } });
-        await poll('the wait to report', 10, async () => progress.length > 0);
+        await until('the wait to report', async () => progress.length > 0, 10);
       } finally {
         release();
       }
@@ -368,22 +359,22 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const name: string = res.body.workflowName;
       workflows.push(name);
-      await poll('0.5.0 paused at its first weight', t.workflowSeconds, async () => {
+      await until('0.5.0 paused at its first weight', async () => {
         const s = await status();
         return s.rollout?.canaryTag === '0.5.0' && s.rollout.phase === 'Paused' && s.rollout.canaryWeight > 0;
-      });
+      }, t.workflowSeconds);
       const cancelled = await pds.api(ERIN, 'POST', `/api/v1/workflows/${name}/cancel`, { reason: 'mid-canary' });
       expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
-      const settled = await poll(`${name} to settle`, t.workflowSeconds, async () => {
+      const settled = await until(`${name} to settle`, async () => {
         const w = await pds.api(ERIN, 'GET', `/api/v1/workflows/${name}`);
         return w.body.audit.status !== 'submitted' && w.body;
-      });
+      }, t.workflowSeconds);
       expect(settled.audit).toMatchObject({ status: 'failed', message: `cancelled by ${ERIN}: mid-canary` });
       // Kubernetes: deploy-service's exit handler aborted the Rollout and reverted the commit (test/cluster/workflow-undo.test.ts).
-      expect(await poll('the release rolled back', t.workflowSeconds, async () => {
+      expect(await until('the release rolled back', async () => {
         const s = await status();
         return s.rollout?.phase === 'Aborted' && s.argocd.healthStatus === 'Healthy' && s;
-      })).toMatchObject({
+      }, t.workflowSeconds)).toMatchObject({
         argocd: { message: expect.stringMatching(/^rolled back: 0\.5\.0 .*; all traffic is on /) },
         service: { imageTag: before },
         rollout: { canaryWeight: 0, stableTag: before, canaryTag: '0.5.0' },
@@ -433,7 +424,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const preview = await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web-preview-0-1-1`);
       expect(preview.body).toMatchObject({ name: 'web-preview-0-1-1', imageTag: '0.1.1', host: `${TEAM}-web-preview-0-1-1.apps.test`, componentType: 'preview' });
       succeeded(await run('alice', 'preview-delete', { team_name: TEAM, component_name: 'web', image_tag: '0.1.1' }));
-      await poll('the preview gone', 30, async () => (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web-preview-0-1-1`)).status === 404);
+      await until('the preview gone', async () => (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web-preview-0-1-1`)).status === 404, 30);
     });
 
     it('workflows and audit: one workflow by name, the trail newest first without message', async () => {
@@ -481,14 +472,14 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const rolled = await call('platform_rollback_service', { team_name: TEAM, component_name: 'web', target_tag: '0.1.1' });
       expect(rolled).toMatchObject({ operation: 'rollback-service', status: 'submitted' });
       workflows.push(rolled.workflowName);
-      await poll('the MCP rollback', t.workflowSeconds, async () => (await pds.api('alice', 'GET', `/api/v1/workflows/${rolled.workflowName}`)).body.audit.status === 'succeeded');
+      await until('the MCP rollback', async () => (await pds.api('alice', 'GET', `/api/v1/workflows/${rolled.workflowName}`)).body.audit.status === 'succeeded', t.workflowSeconds);
       expect((await call('platform_get_service', { team: TEAM, app: 'web' })).imageTag).toBe('0.1.1');
 
       // The generic operation tool, the diagnosis, repositories and scaffolding.
       const generic = await call('platform_execute_operation', { name: 'rollback-service', parameters: { team_name: TEAM, component_name: 'web', target_tag: '0.1.0' } });
       expect(generic).toMatchObject({ operation: 'rollback-service', status: 'submitted' });
       workflows.push(generic.workflowName);
-      await poll('the generic rollback', t.workflowSeconds, async () => (await pds.api('alice', 'GET', `/api/v1/workflows/${generic.workflowName}`)).body.audit.status === 'succeeded');
+      await until('the generic rollback', async () => (await pds.api('alice', 'GET', `/api/v1/workflows/${generic.workflowName}`)).body.audit.status === 'succeeded', t.workflowSeconds);
       expect(await call('platform_diagnose_service', { team: TEAM, app: 'web' })).toMatchObject({});
       expect(await call('platform_grant_repo_access', { team_name: TEAM, repo: REPO })).toMatchObject({ team: TEAM, repo: REPO, url: expect.stringContaining('/installations/new') });
       expect(await call('platform_sync_repos', { team: TEAM })).toMatchObject({ items: [{ fullName: REPO }] });
@@ -541,10 +532,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         const over = await call('platform_rollback_service', { ...rollback, override_reason: 'hotfix for incident 42' });
         expect(over).toMatchObject({ operation: 'rollback-service', status: 'submitted' });
         workflows.push(over.workflowName);
-        const run = await poll('the override rollback', t.workflowSeconds, async () => {
+        const run = await until('the override rollback', async () => {
           const w = await pds.api('alice', 'GET', `/api/v1/workflows/${over.workflowName}`);
           return w.body.audit.status !== 'submitted' && w.body;
-        });
+        }, t.workflowSeconds);
         expect(run.audit.status, JSON.stringify(run)).toBe('succeeded');
         expect(run.audit.parameters).toMatchObject({ target_tag: '0.1.1', override_reason: 'hotfix for incident 42' });
 
@@ -588,10 +579,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(never.body.error).toMatch(new RegExp(`must first run Synced and Healthy in ${STAGING}/web for 30m .*; it never ran there`));
       // The staging image runs healthy, but not yet for 30 minutes (pds observes it once Argo CD reports it). Each
       // try is a write (20 per minute): read the status first, then try every 2 s.
-      await poll('staging Synced/Healthy', 60, async () => {
+      await until('staging Synced/Healthy', async () => {
         const s = await pds.api(OPS, 'GET', `/api/v1/status/${STAGING}/web`);
         return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy';
-      });
+      }, 60);
       let young: Awaited<ReturnType<typeof execute>> | undefined;
       for (let i = 0; i < 8 && !young; i++) {
         const r = await execute(OPS, { ...deploy, git_tag: TAGS[1]! });
@@ -619,10 +610,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         expect(promoted.isError, JSON.stringify(promoted.content)).toBeFalsy();
         const name = (promoted.structuredContent as any).workflowName as string;
         workflows.push(name);
-        const w = await poll('the promotion', t.workflowSeconds, async () => {
+        const w = await until('the promotion', async () => {
           const r = await pds.api(OPS, 'GET', `/api/v1/workflows/${name}`);
           return r.body.audit.status !== 'submitted' && r.body;
-        });
+        }, t.workflowSeconds);
         succeeded(w);
         expect(w.audit).toMatchObject({ operation: 'deploy-service', parameters: { action: 'deploy', git_tag: TAGS[1], dockerfile_repo: REPO, image_digest: digest, promoted_from: `${STAGING}/web` } });
         const nothing = await root.callTool({ name: 'platform_promote_image', arguments: { team_name: TEAM, component_name: 'web', from: `${STAGING}/api` } });
@@ -641,10 +632,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const failed = await cancelledMidRun(ERIN, 'deploy-service', { action: 'deploy', team_name: TEAM, component_name: 'web', dockerfile_repo: REPO, git_tag: target });
       expect(failed.audit).toMatchObject({ status: 'failed', message: `cancelled by ${ERIN}: contract suite` });
       expect(failed).toMatchObject({ phase: 'failed', cancelledBy: ERIN });
-      const status = await poll('Synced/Healthy', 30, async () => {
+      const status = await until('Synced/Healthy', async () => {
         const s = await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`);
         return s.body.argocd?.syncStatus === 'Synced' && s.body.argocd.healthStatus === 'Healthy' && s.body;
-      });
+      }, 30);
       expect(status.service.imageTag).toBe(before);
       expect((await pds.api('dave', 'GET', `/api/v1/tenants/${TEAM}/events?limit=1`)).body.items[0]).toMatchObject({
         type: 'workflow.cancelled', userId: ERIN, data: { workflowName: failed.workflow, operation: 'deploy-service', reason: 'contract suite' },
@@ -660,13 +651,13 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const answer = retried.structuredContent as any;
       expect(answer).toMatchObject({ operation: 'deploy-service', status: 'submitted', retryOf: failed.workflow });
       workflows.push(answer.workflowName);
-      const run = await poll('the retry', t.workflowSeconds, async () => {
+      const run = await until('the retry', async () => {
         const w = await pds.api('alice', 'GET', `/api/v1/workflows/${answer.workflowName}`);
         return w.body.audit.status !== 'submitted' && w.body;
-      });
+      }, t.workflowSeconds);
       succeeded(run);
       expect(run).toMatchObject({ retryOf: failed.workflow, audit: { userId: 'alice', parameters: { git_tag: target, action: 'deploy' } } });
-      await poll(`the service on ${target}`, 30, async () => (await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body.service?.imageTag === target);
+      await until(`the service on ${target}`, async () => (await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body.service?.imageTag === target, 30);
     });
 
     it('CI: an exchanged GitHub Actions OIDC token deploys its own repository and is refused for any other', async () => {
@@ -706,11 +697,11 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       const res = await as(token, 'POST', execute, deploy);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       workflows.push(res.body.workflowName);
-      const run = await poll('the CI deploy', t.workflowSeconds, async () => {
+      const run = await until('the CI deploy', async () => {
         const w = await as(token, 'GET', `/api/v1/workflows/${res.body.workflowName}`);
         expect(w.status).toBe(200);
         return w.body.audit.status !== 'submitted' && w.body;
-      });
+      }, t.workflowSeconds);
       expect(run.audit).toMatchObject({ status: 'succeeded', userId: `github-actions:${REPO}`, parameters: { ...deploy, ci_run_url: expect.stringMatching(/^https:\/\/github\.com\/nova\/web\/actions\/runs\/\d+$/) } });
       expect((await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag).toBe('0.1.1');
       expect((await pds.api(ADMIN, 'PUT', policyPath, {})).status).toBe(200);
@@ -741,7 +732,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       // The tag the service does not run now, so only a sync can make it run.
       const running = (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).body.imageTag;
       // Argo CD applies an earlier deploy's commit in its own time: wait for it before the window holds automated syncs.
-      if (t.appProject) await poll(`the Deployment on ${running}`, t.workflowSeconds, async () => (await t.appProject!.runningImage(TEAM, 'web'))?.includes(`:${running}@`));
+      if (t.appProject) await until(`the Deployment on ${running}`, async () => (await t.appProject!.runningImage(TEAM, 'web'))?.includes(`:${running}@`), t.workflowSeconds);
       expect((await pds.api(ADMIN, 'PUT', policyPath, { freezeWindows: [freeze] })).status).toBe(200);
       if (t.appProject) expect(await t.appProject.syncWindows(TEAM)).toContainEqual(expect.objectContaining({ kind: 'deny', schedule: '* * * * *', manualSync: true }));
       const execute = '/api/v1/operations/deploy-service/execute';
@@ -756,10 +747,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(refused.body.error).toMatch(/window "incident" \(incident freeze\)/);
       expect((await pds.api('alice', 'GET', '/api/v1/audit')).body.items[0].workflowName).toBe(before);
       const settle = async (workflowName: string) =>
-        poll(`the override of ${workflowName}`, t.workflowSeconds, async () => {
+        until(`the override of ${workflowName}`, async () => {
           const w = await pds.api('alice', 'GET', `/api/v1/workflows/${workflowName}`);
           return w.body.audit.status !== 'submitted' && w.body;
-        });
+        }, t.workflowSeconds);
 
       const over = await pds.api('alice', 'POST', execute, { ...deploy, override_reason: 'hotfix for incident 43' });
       expect(over.status, JSON.stringify(over.body)).toBe(200);
@@ -820,10 +811,10 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
         expect(got).toMatchObject({ signed: true, headers: { 'x-pds-event': 'workflow.succeeded' } });
         expect(got!.json).toMatchObject({ type: 'workflow.succeeded', team: TEAM, data: { workflowName: done.workflow, phase: 'succeeded', parameters: { env_vars: 'WEBHOOK_CHECK=***' } } });
         expect(got!.body).not.toContain('s3cret');
-        const listed = await poll('the delivery to be listed delivered', 20, async () => {
+        const listed = await until('the delivery to be listed delivered', async () => {
           const { items } = await call('platform_list_webhook_deliveries', { name: TEAM });
           return items.find((d: any) => d.outcome === 'delivered' && d.event === 'workflow.succeeded');
-        });
+        }, 20);
         expect(listed).toMatchObject({ hookId: set.hooks[0].id, attempts: 1, lastStatusCode: 200 });
         expect((await pds.api('dave', 'GET', `${hooksPath}/deliveries`)).body.items[0]).toMatchObject({ id: got!.headers['x-pds-delivery'] });
         expect((await pds.api(ADMIN, 'PUT', hooksPath, { hooks: [] })).status).toBe(200);
@@ -849,14 +840,14 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       expect(retried.status, JSON.stringify(retried.body)).toBe(200);
       expect(retried.body).toMatchObject({ operation: 'retire-service', retryOf: cancelled.workflow });
       workflows.push(retried.body.workflowName);
-      succeeded(await poll('the retried retire', t.workflowSeconds, async () => {
+      succeeded(await until('the retried retire', async () => {
         const w = await pds.api(ERIN, 'GET', `/api/v1/workflows/${retried.body.workflowName}`);
         return w.body.audit.status !== 'submitted' && w.body;
-      }));
-      await poll('the service gone', 30, async () => (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).status === 404);
+      }, t.workflowSeconds));
+      await until('the service gone', async () => (await pds.api('alice', 'GET', `/api/v1/services/${TEAM}/web`)).status === 404, 30);
       expect((await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).status).toBe(404);
       succeeded(await run(ADMIN, 'delete-tenant', { team_name: TEAM }));
-      await poll('the tenant gone', 60, async () => (await pds.api(ADMIN, 'GET', `/api/v1/tenants/${TEAM}`)).status === 404);
+      await until('the tenant gone', async () => (await pds.api(ADMIN, 'GET', `/api/v1/tenants/${TEAM}`)).status === 404, 60);
       expect((await pds.api(ADMIN, 'GET', `/api/v1/resources/${TEAM}`)).status).toBe(404);
     });
 

@@ -10,21 +10,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENTS, connectHttp } from '../helpers/mcp-clients.js';
 import { executeAndWait, registerRepository, startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 let pds: TestServer;
 const TEAM = 'acme';
 /** A pause of "1h" lasts 3 minutes here (PDS_SANDBOX_PAUSE_SCALE 0.05): far longer than any wait below. */
 const HELD_STEPS = '10%:1h,50%:1h';
-
-async function poll<T>(what: string, seconds: number, probe: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const status = async () => (await pds.api('alice', 'GET', `/api/v1/status/${TEAM}/web`)).body;
 const workflow = async (name: string) => (await pds.api('alice', 'GET', `/api/v1/workflows/${name}`)).body;
@@ -32,10 +23,10 @@ const events = async () => (await pds.api('alice', 'GET', `/api/v1/tenants/${TEA
 
 /** Until the release of `tag` holds its first weight. */
 const paused = (tag: string) =>
-  poll(`${tag} paused`, 60, async () => {
+  until(`${tag} paused`, async () => {
     const s = await status();
     return s.rollout?.canaryTag === tag && s.rollout.phase === 'Paused' && s;
-  });
+  }, 60);
 
 /** Deploy `tag` as carol; under the approval policy bob approves the deploy itself first. Returns its workflow. */
 async function release(tag: string, approveDeploy: boolean): Promise<string> {
@@ -111,10 +102,10 @@ describe.sequential('a promote under an approval policy', () => {
     expect(approved.body.approval).toMatchObject({ subject: 'promote', state: 'approved', approvedBy: ['bob'], outcome: expect.stringMatching(/^promoted: 0\.2\.0 goes to 100%/) });
     expect(approved.body.message).toMatch(/^Approved: the promote of acme\/web 0\.2\.0/);
 
-    const done = await poll('the promoted release to succeed', 60, async () => {
+    const done = await until('the promoted release to succeed', async () => {
       const w = await workflow(held020);
       return w.settled && w;
-    });
+    }, 60);
     expect(done.audit.status).toBe('succeeded');
     expect(done.steps.map((s: any) => s.message ?? '').join()).toContain('promoted by alice');
     expect(await status()).toMatchObject({ service: { imageTag: '0.2.0' }, rollout: { phase: 'Healthy', canaryWeight: 100, promotedBy: 'alice' } });
@@ -146,19 +137,18 @@ describe.sequential('a promote under an approval policy', () => {
     const quick = { approvals: { operations: ['deploy-service'], required: 1, approvers: ['role:admin', 'bob'], expiresAfter: '2s' } };
     expect((await pds.api('root', 'PUT', `/api/v1/tenants/${TEAM}/policy`, quick)).status).toBe(200);
     const lapsing = (await pds.api('carol', 'POST', `/api/v1/rollouts/${TEAM}/web/promote`)).body.approval.id as string;
-    const expired = await poll('the promote\'s approval to expire', 60, async () =>
-      ((await pds.api('carol', 'GET', `/api/v1/approvals?team=${TEAM}&state=expired`)).body.items as any[]).find((a) => a.id === lapsing),
-    );
+    const expired = await until('the promote\'s approval to expire', async () =>
+      ((await pds.api('carol', 'GET', `/api/v1/approvals?team=${TEAM}&state=expired`)).body.items as any[]).find((a) => a.id === lapsing), 60);
     expect(expired).toMatchObject({ subject: 'promote', decidedBy: 'system:approval-expiry' });
     expect((await status()).rollout).toMatchObject({ phase: 'Paused', canaryTag: '0.3.0', canaryWeight: 10, pausedUntil: before.pausedUntil });
 
     const aborted = await pds.api('carol', 'POST', `/api/v1/rollouts/${TEAM}/web/abort`);
     expect(aborted.status, JSON.stringify(aborted.body)).toBe(200);
     expect(aborted.body.approval).toBeUndefined();
-    const gone = await poll('the aborted release to fail', 60, async () => {
+    const gone = await until('the aborted release to fail', async () => {
       const w = await workflow(held030);
       return w.settled && w;
-    });
+    }, 60);
     expect(gone.audit).toMatchObject({ status: 'failed', message: expect.stringContaining('aborted by carol') });
   });
 
@@ -167,7 +157,7 @@ describe.sequential('a promote under an approval policy', () => {
     const asked = await pds.api('carol', 'POST', `/api/v1/rollouts/${TEAM}/web/promote`);
     const id = asked.body.approval.id as string;
     expect((await pds.api('alice', 'POST', `/api/v1/rollouts/${TEAM}/web/abort`)).status).toBe(200);
-    await poll('the aborted release to fail', 60, async () => (await workflow(held040)).settled);
+    await until('the aborted release to fail', async () => (await workflow(held040)).settled, 60);
     const promotedBefore = (await events()).filter((e) => e.type === 'rollout.promoted').length;
 
     const questions: string[] = [];

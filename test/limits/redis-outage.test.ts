@@ -20,17 +20,10 @@ import { startRedisServer, type RedisServer } from '../fixtures/redis-server.js'
 import { recordingLogger } from '../helpers/log.js';
 import { startTestServer } from '../helpers/server.js';
 import { burst, closeAgents, send } from './http.js';
+import { until } from '../helpers/until.js';
 
 
 const who = (userId: string): Identity => ({ userId, groups: [], admin: false, tokenKind: 'pat' });
-const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
-
 let server: RedisServer;
 let redis: Redis;
 let http: Server;
@@ -74,7 +67,7 @@ describe('Redis stops mid-run', () => {
     expect(await redis.zcard(`${namespace}:r:alice`)).toBe(10);
 
     await server.stop();
-    await until(() => redis.status !== 'ready');
+    await until('the client to lose Redis', () => redis.status !== 'ready', 10);
 
     // Down: every request is answered from per-process memory, which enforces the same numbers. Redis stays down until
     // it is restarted below, so a request that waited for it would never be answered (the test's timeout says so).
@@ -91,7 +84,7 @@ describe('Redis stops mid-run', () => {
     // Back: ioredis reconnects on its own; the next requests use Redis again (the shared window kept nothing while
     // it was down: a fresh server has no data), and the recovery is logged once.
     await server.restart();
-    await until(() => redis.status === 'ready');
+    await until('the client to reconnect to Redis', () => redis.status === 'ready', 10);
     await burst(3, get);
     expect(await redis.zcard(`${namespace}:r:alice`)).toBe(3);
     await writes.consume(who('alice'));
@@ -106,19 +99,19 @@ describe('Redis stops mid-run', () => {
     expect(await store.claim('nonce-1', 60)).toBe(true);
     expect(await store.claim('nonce-1', 60)).toBe(false);
     await server.stop();
-    await until(() => redis.status !== 'ready');
+    await until('the client to lose Redis', () => redis.status !== 'ready', 10);
     // Redis stays down until restarted below: a claim that waited for it would not be answered.
     const err = await store.claim('nonce-2', 60).then(() => undefined, (e: unknown) => e);
     expect(err).toMatchObject({ code: 'UNAVAILABLE', status: 503 });
     await server.restart();
-    await until(() => redis.status === 'ready');
+    await until('the client to reconnect to Redis', () => redis.status === 'ready', 10);
     expect(await store.claim('nonce-2', 60)).toBe(true);
   });
 });
 
 describe('Redis stalls (connection open, no answers)', () => {
   it('a request waits for the command timeout once, then memory answers without asking Redis', async () => {
-    await until(() => redis.status === 'ready');
+    await until('the client to reconnect to Redis', () => redis.status === 'ready', 10);
     const writes = createWriteLimiter({ redis, namespace: `stall:${randomUUID()}`, log, redisRetryMs: 60_000 });
     await writes.consume(who('bob'));
     // Every command the client sends, counted (ioredis sends each one through sendCommand).
@@ -145,7 +138,7 @@ describe('Redis stalls (connection open, no answers)', () => {
 
 describe('a started pds while Redis is away', () => {
   it('keeps answering health checks, reads and writes at once, limits enforced per process', async () => {
-    await until(() => redis.status === 'ready');
+    await until('the client to reconnect to Redis', () => redis.status === 'ready', 10);
     const pds = await startTestServer({ REDIS_URL: server.url, PDS_ADMINS: 'root' });
     try {
       const headers = { authorization: `Bearer ${await pds.token('root')}` };

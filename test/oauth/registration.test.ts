@@ -13,6 +13,7 @@ import { CLIENT_IDLE_TTL, CLIENT_METADATA_MAX_BYTES } from '../../auth/oauth/reg
 import { startDexFixture, type DexFixture } from '../fixtures/dex.js';
 import { Browser } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 let dex: DexFixture;
 let pds: TestServer;
@@ -46,15 +47,6 @@ async function register(metadata: Record<string, unknown>) {
 const expiresAt = (clientId: string) =>
   (db.prepare("SELECT expires_at FROM oauth_records WHERE kind = 'Client' AND id = ?").get(clientId) as { expires_at: number | null } | undefined)?.expires_at;
 const setExpiresAt = (clientId: string, at: number) => db.prepare("UPDATE oauth_records SET expires_at = ? WHERE kind = 'Client' AND id = ?").run(at, clientId);
-
-/** Await `check` with a deadline (the use is recorded after the answer is sent). */
-async function eventually(check: () => boolean, what: string, deadlineMs = 5_000) {
-  const until = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('what a registration may hold', () => {
   it(`refuses metadata over ${CLIENT_METADATA_MAX_BYTES} bytes with invalid_client_metadata, and stores nothing`, async () => {
@@ -116,12 +108,12 @@ describe('a registered client expires 30 days after its last use', () => {
     page = await browser.submit(page, { login: 'alice', password: 'pw' });
     page = await browser.submit(page);
     expect(page.url.startsWith(REDIRECT)).toBe(true);
-    await eventually(() => (expiresAt(clientId) ?? 0) > Date.now() + 29 * DAY_MS, 'the authorization to extend the client');
+    await until('the authorization to extend the client', () => (expiresAt(clientId) ?? 0) > Date.now() + 29 * DAY_MS, 5);
 
     setExpiresAt(clientId, Date.now() + DAY_MS);
     const tokens = await oidc.authorizationCodeGrant(as, new URL(page.url), { pkceCodeVerifier: verifier, expectedState: 'st' }, { resource: pds.config.baseUrl });
     expect(tokens.access_token).toBeTruthy();
-    await eventually(() => (expiresAt(clientId) ?? 0) > Date.now() + 29 * DAY_MS, 'the token request to extend the client');
+    await until('the token request to extend the client', () => (expiresAt(clientId) ?? 0) > Date.now() + 29 * DAY_MS, 5);
 
     // Looking the client up is not use: an authorize request that goes nowhere leaves the expiry alone.
     setExpiresAt(clientId, Date.now() + DAY_MS);

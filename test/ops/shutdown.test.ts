@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { issueSelfToken } from '../../auth/self-issued.js';
 import { freePort } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const SECRET = 'shutdown-test-secret-'.padEnd(48, 'x');
 const METRICS_TOKEN = 'shutdown-test-metrics-token';
@@ -72,15 +73,6 @@ async function api(user: string, method: string, p: string, body?: unknown) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };
-}
-
-/** Poll `probe` every 20 ms until it is true. @throws after `timeoutMs`, naming `what`. */
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /**
@@ -175,11 +167,11 @@ it('finishes every accepted request on SIGTERM, exits 0, and the next pds resume
     ...Array.from({ length: 8 }, (_, i) => halfSent('bob', 'POST', '/api/v1/repos/sync', { team: 'acme', pad: i })),
   ];
   // Every request's headers are in (each bearer token looked up): pds is waiting for their bodies.
-  await until('pds to have read every request of the burst', async () => (await authenticated(first.url)) - before >= burst.length);
+  await until('pds to have read every request of the burst', async () => (await authenticated(first.url)) - before >= burst.length, 20);
   first.child.kill('SIGTERM');
   // The drain has begun once the listener is closed.
   const refused = () => fetch(`${first.url}/healthz`).then(() => 'answered', (err: Error) => (err.cause as { code?: string })?.code);
-  await until('the listener to close', async () => (await refused()) === 'ECONNREFUSED');
+  await until('the listener to close', async () => (await refused()) === 'ECONNREFUSED', 20);
   for (const r of burst) r.finish();
   const answers = await Promise.all(burst.map((r) => r.answer));
 
@@ -206,7 +198,7 @@ it('signals the platform (Platform.shutdown, readiness) at the start of the drai
   port = pds.port;
   const before = await authenticated(pds.url);
   const inFlight = halfSent('root', 'POST', '/api/v1/repos/sync', { team: 'nope' });
-  await until('pds to have read the request\'s headers', async () => (await authenticated(pds.url)) > before);
+  await until('pds to have read the request\'s headers', async () => (await authenticated(pds.url)) > before, 20);
   const stopping = pds.shutdown(5_000);
   expect(pds.platform.shutdown.aborted).toBe(true); // waits answer at once from here on
   expect(await pds.platform.ready()).toBe(false);

@@ -5,15 +5,7 @@ import { openRecordStore } from '../../adapters/sql/index.js';
 import { startPostgres } from '../fixtures/postgres.js';
 import { afterThisTest, openStore, tempDir, testLocation } from './helpers.js';
 import { auditEntry } from './records.js';
-
-/** Poll `probe` every 20 ms until it is true. @throws after 10 s, naming `what`. */
-async function until(what: string, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from '../helpers/until.js';
 
 describe('readiness of the record store', () => {
   it('SQLite: ready while a write commits; not ready while another writer holds the lock; ready again after', async () => {
@@ -48,11 +40,11 @@ describe('readiness of the record store', () => {
 
     await server.readOnly(true);
     // The server's backends take the reloaded setting when each gets to it: wait for the store to see it.
-    await until('the store to see the server read-only', async () => !(await store.writable()));
+    await until('the store to see the server read-only', async () => !(await store.writable()), 10);
     expect(await store.ping()).toBe(true);
     await expect(store.audit.append(auditEntry('w1', { team_name: 'acme' }))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     await server.readOnly(false);
-    await until('the store to see the server writable again', () => store.writable());
+    await until('the store to see the server writable again', () => store.writable(), 10);
 
     await server.halt();
     expect(await store.ping()).toBe(false);

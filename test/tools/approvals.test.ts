@@ -12,6 +12,7 @@ import { restDoor } from '../../tools/door.js';
 import { invoke, type InvokeDeps } from '../../tools/invoke.js';
 import { allTools } from '../../tools/registry.js';
 import { ONBOARD, openSandbox, run, tempDir } from '../sandbox/helpers.js';
+import { until } from '../helpers/until.js';
 
 const who = (userId: string, options: { tokenKind?: TokenKind; admin?: boolean; groups?: string[] } = {}): Identity => ({
   userId,
@@ -33,16 +34,6 @@ async function setUp(approvals: Record<string, unknown>) {
   const workflow = (name: string) => call('platform_get_workflow', { name }, who('alice'));
   const events = async () => ((await call('platform_list_tenant_events', { name: 'acme' }, who('dave'))).items as any[]).filter((e) => e.type.startsWith('approval.'));
   return { platform, call, workflow, events };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | false | undefined>, seconds = 20): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe('approvals through invoke()', () => {
@@ -82,7 +73,7 @@ describe('approvals through invoke()', () => {
     const done = await until('the approved rollback', async () => {
       const w = await workflow(submitted.workflowName);
       return w.settled && w;
-    });
+    }, 20);
     expect(done).toMatchObject({ phase: 'succeeded', audit: { status: 'succeeded' }, approval: { state: 'approved' } });
     expect((await events()).map((e) => [e.type, e.userId, e.data.decision ?? ''])).toEqual([
       ['approval.decided', 'alice', 'approved'],
