@@ -14,7 +14,8 @@
  * `BENCH_CPU_PROFILE=<file>` and `BENCH_HEAP_PROFILE=<file>` (profiles of the serving period only: `pds-server.ts`),
  * `BENCH_ONLY=mcp,pat` (run bare Koa and the scenarios whose names contain one of these; targets then partly unchecked),
  * `BENCH_ENGINE=postgres` (pds's records on a PostgreSQL server of its own; default SQLite), `BENCH_PDS_FLAGS` (pds's
- * Node flags instead of the image's), `BENCH_PDS_STDOUT` (a file for pds's stdout: its log lines, `--trace-gc`).
+ * Node flags instead of the image's), `BENCH_REFERENCE_FLAGS` (the references' Node flags; `pds` for pds's; default none),
+ * `BENCH_PDS_STDOUT` (a file for pds's stdout: its log lines, `--trace-gc`).
  * pds's resident memory is taken idle (a second after start-up), at the end of the run (issue 23: ≤ 110 and
  * ≤ 150 MiB), and `BENCH_SETTLE_SECONDS` (default 10) later, unloaded.
  *
@@ -70,6 +71,17 @@ export function pdsNodeFlags(): string[] {
   const cmd = dockerfile.getInstructions().filter((i) => i.getKeyword() === 'CMD').at(-1);
   const words = cmd ? (JSON.parse(cmd.getArgumentsContent() ?? '[]') as string[]) : [];
   return words.slice(1).filter((w) => w.startsWith('--'));
+}
+
+/**
+ * The Node flags the reference servers (bare Koa, the bare MCP SDK server) run with: none by default (Node's own
+ * defaults); `BENCH_REFERENCE_FLAGS=pds` gives them pds's flags ({@link pdsNodeFlags}), so a ratio compares the code
+ * alone under one runtime configuration; any other value is a space-separated list of flags.
+ */
+export function referenceNodeFlags(): string[] {
+  const value = process.env.BENCH_REFERENCE_FLAGS;
+  if (value === undefined) return [];
+  return value === 'pds' ? pdsNodeFlags() : value.split(' ').filter(Boolean);
 }
 
 /**
@@ -149,7 +161,7 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
  */
 export async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1, BENCH_CPU_PROFILE, BENCH_HEAP_PROFILE, BENCH_PDS_FLAGS, BENCH_PDS_STDOUT, BENCH_SETTLE_SECONDS, BENCH_ONLY, BENCH_STORE_*, BENCH_RECORDS_*, BENCH_K8S_*)');
+    console.log('usage: npm run bench   (BENCH_DURATION, BENCH_CONNECTIONS, REDIS_URL, BENCH_PROFILE=1, BENCH_CPU_PROFILE, BENCH_HEAP_PROFILE, BENCH_PDS_FLAGS, BENCH_REFERENCE_FLAGS, BENCH_PDS_STDOUT, BENCH_SETTLE_SECONDS, BENCH_ONLY, BENCH_STORE_*, BENCH_RECORDS_*, BENCH_K8S_*)');
     return 0;
   }
   const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim().toLowerCase());
@@ -234,7 +246,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const idle = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
     const idleMiB = idle.rss / 2 ** 20;
-    const hello = await spawnServer('hello', {});
+    const hello = await spawnServer('hello', {}, referenceNodeFlags());
     cleanups.push(() => stop(hello.child));
 
     const secret = new TextEncoder().encode(SECRET);
@@ -290,7 +302,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
     // The MCP reference: the official SDK alone, serving exactly pds's result for the same call.
     const resultFile = path.join(dataDir, 'mcp-result.json');
     writeFileSync(resultFile, JSON.stringify((JSON.parse(mcpAnswer) as { result: unknown }).result));
-    const sdk = await spawnServer('sdk-reference', { BENCH_MCP_RESULT: resultFile });
+    const sdk = await spawnServer('sdk-reference', { BENCH_MCP_RESULT: resultFile }, referenceNodeFlags());
     cleanups.push(() => stop(sdk.child));
     const restReference = `bare Koa, ${(restBytes / 1024).toFixed(1)} KB JSON (REST read's size)`;
     const mcpReference = 'bare MCP SDK server, same result (2025-11-25)';
@@ -379,7 +391,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
     const cpu = (await import('node:os')).cpus();
     const report = [
       `pds bench — ${new Date().toISOString().slice(0, 10)} — Node ${process.version}, ${cpu.length}× ${cpu[0]?.model.trim()}`,
-      `autocannon, ${connections} connections, ${seconds} s per scenario after a warm-up, loopback; pds with REDIS_URL (limits in Redis), sandbox backend on ${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}; pds's Node flags: ${pdsNodeFlags().join(' ') || '(none)'}`,
+      `autocannon, ${connections} connections, ${seconds} s per scenario after a warm-up, loopback; pds with REDIS_URL (limits in Redis), sandbox backend on ${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}; pds's Node flags: ${pdsNodeFlags().join(' ') || '(none)'}; the references': ${referenceNodeFlags().join(' ') || '(none)'}`,
       '',
       table,
       '',
