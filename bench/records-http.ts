@@ -19,7 +19,7 @@
  */
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
+import { sql } from '../adapters/sql/kysely.js';
 import { issueSelfToken } from '../auth/self-issued.js';
 import { openRecordStore, type Engine } from '../adapters/sql/index.js';
 import { freePort } from '../test/fixtures/redis-server.js';

@@ -47,7 +47,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { sql } from 'kysely';
+import { sql } from '../adapters/sql/kysely.js';
 import { issueSelfToken } from '../auth/self-issued.js';
 import { openRecordStore, type RecordStore } from '../adapters/sql/index.js';
 import { freePort, startRedisServer } from '../test/fixtures/redis-server.js';

@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
+import { sql } from '../adapters/sql/kysely.js';
 import { openRecordStore, type Engine, type RecordStore } from '../adapters/sql/index.js';
 import { startPostgres } from '../test/fixtures/postgres.js';
 import { forkEntry } from './child.js';

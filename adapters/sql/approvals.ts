@@ -7,7 +7,8 @@
  * so two replicas deciding at once take turns: one vote is the `required`-th, one close wins, and a workflow starts
  * (or a promote is performed) once.
  */
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
+import { sql } from './kysely.js';
 import { Conflict, NotFound } from '../../core/errors.js';
 import { awaitingFailure, waitingMessage, type Approval, type ApprovalRequest, type ApprovalState, type ApprovalVote } from '../../core/governance/approvals.js';
 import type { ApprovalQuery, ApprovalStore, AwaitingOutcome, PromoteRequest, TenantRef } from '../../core/ports.js';

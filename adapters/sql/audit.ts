@@ -7,7 +7,8 @@
  * sequence numbers read from its index, merged and cut to `limit`, and then reads those `limit` rows: its cost is
  * ~(tenants + 1) × limit index entries and `limit` rows, however long the trail is.
  */
-import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
+import { sql } from './kysely.js';
 import { Conflict } from '../../core/errors.js';
 import type { AuditEntry, AuditStatus } from '../../core/model.js';
 import type { AuditQuery, AuditRecord, AuditStore } from '../../core/ports.js';

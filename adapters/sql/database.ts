@@ -16,7 +16,7 @@
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from './kysely.js';
 import { loadPostgresDriver } from './postgres-driver.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { migrateToLatest } from './migrations.js';

@@ -19,7 +19,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql } from './kysely.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { SqlApprovalStore } from './approvals.js';
 import { SqlAuditStore } from './audit.js';

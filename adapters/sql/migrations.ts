@@ -6,7 +6,8 @@
  * Rules for later migrations: never edit one that shipped; add the next, named `NNNN-what` (applied in name order).
  * The only difference between the engines is the auto-increment key (`withSeq` below).
  */
-import { Migrator, sql, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { CreateTableBuilder, Kysely, Migration, MigrationProvider } from 'kysely';
+import { Migrator, sql } from './kysely.js';
 import type { Engine } from './database.js';
 
 /** Adds `seq`: an increasing integer key (SQLite `integer primary key autoincrement`, PostgreSQL an identity column). */

@@ -3,7 +3,7 @@
  * A preview is a service row with `preview_*` set; its expiry is indexed, so the reaper asks for expired previews
  * instead of reading every service.
  */
-import { sql } from 'kysely';
+import { sql } from './kysely.js';
 import { NotFound } from '../../core/errors.js';
 import type { HealthStatus, SyncStatus } from '../../core/model.js';
 import type { RolloutStrategy, RolloutView } from '../../core/rollouts.js';

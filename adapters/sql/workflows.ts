@@ -24,7 +24,8 @@
  * workflow over from its next step.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
+import { sql } from './kysely.js';
 import { Conflict } from '../../core/errors.js';
 import type { Engine } from './database.js';
 import { inTransaction, json, type Executor } from './executor.js';

@@ -46,7 +46,10 @@ it('a default sandbox loads neither the cluster client, the OAuth provider, open
   const before = await loaded();
   // The recorder works: what every request goes through is there.
   expect(before).toContain('koa');
-  expect(before).toContain('kysely');
+  expect(before).toContain('better-sqlite3');
+  // Kysely comes as its CommonJS build (adapters/sql/kysely.ts), which the ESM loader never resolves: its ES module
+  // build, about 980 files, is not loaded.
+  expect(before).not.toContain('kysely');
   expect(NOT_BY_DEFAULT.filter((name) => before.has(name))).toEqual([]);
   // The authorization server is still there for whoever asks: built at the first request, oidc-provider with it.
   const metadata = await fetch(`${pds!.url}/.well-known/oauth-authorization-server`);

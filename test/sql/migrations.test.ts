@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '../../adapters/sql/kysely.js';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../adapters/sql/migrations.js';
 import { ENGINES, openStore, testLocation } from './helpers.js';
