@@ -56,7 +56,8 @@ export class LogStore {
 
   /**
    * The newest `limit` lines of `team/app` not older than `since` (ISO 8601), oldest first, of its newest `maxPerKey`;
-   * and how many more of those matched.
+   * and how many more of those matched. Both queries walk the index `log_lines_by_service_time` newest first; the count
+   * reads `timestamp` from the index too, not the table (migration `0013-log-lines-covering`).
    */
   async read(team: string, app: string, options: { since: string; limit: number }): Promise<{ lines: LogRecord[]; hidden: number }> {
     const limit = Math.min(this.maxPerKey, Math.max(0, Math.floor(options.limit)));

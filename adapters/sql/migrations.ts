@@ -474,6 +474,20 @@ const promoteApprovals: Migration = {
   },
 };
 
+/**
+ * Log reads without a table read per line (issue 23 item 4): a read counts how many of a service's newest 5,000 lines
+ * are newer than `since` (`adapters/sql/logs.ts`), and with `timestamp` outside the index every counted line was
+ * fetched from the table; the PostgreSQL soak's log reads slowed as `log_lines` filled. With `timestamp` in the index
+ * the count is read from the index alone (SQLite's covering index, PostgreSQL's index-only scan). The new index serves
+ * every query the old one did (its leading columns are the same), so the old one goes.
+ */
+const logLinesCovering: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createIndex('log_lines_by_service_time').on('log_lines').columns(['team', 'app', 'seq', 'timestamp']).execute();
+    await db.schema.dropIndex('log_lines_by_service').execute();
+  },
+};
+
 /** The migrations of `engine`, by name. */
 export function migrations(engine: Engine): Record<string, Migration> {
   return {
@@ -489,6 +503,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0010-rollouts': rollouts,
     '0011-workflow-control': workflowControl,
     '0012-promote-approvals': promoteApprovals,
+    '0013-log-lines-covering': logLinesCovering,
   };
 }
 
