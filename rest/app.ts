@@ -23,7 +23,7 @@ import { doorsFor } from '../tools/door.js';
 import { invoke, invokeStream, type InvokeDeps } from '../tools/invoke.js';
 import { allStreams } from '../tools/registry.js';
 import type { Config } from '../config.js';
-import { refusedToolCall } from '../tools/mcp.js';
+import { refusedToolCall } from '../tools/mcp-edge.js';
 import type { AuthLimits } from './auth-limit.js';
 import { readJsonBody } from './body.js';
 import { docsRouter } from './docs.js';

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
-import { SERVER_INFO } from '../tools/mcp.js';
+import { SERVER_INFO } from '../tools/mcp-edge.js';
 import { createRouter } from './router.js';
 
 const STYLE =

@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import { FRAME_ANCESTORS } from './frame-guard.js';
 import { createRouter } from './router.js';
-import { ICON_PATH } from '../tools/mcp.js';
+import { ICON_PATH } from '../tools/mcp-edge.js';
 
 /** A rounded square with an upward arrow: "ship it". 48×48 user units, scales to any size. */
 export const ICON_SVG =

@@ -23,9 +23,10 @@ import type { Logger } from '../core/logger.js';
 import type { Config } from '../config.js';
 import type { AnyTool } from '../tools/define.js';
 import type { CallInteraction } from '../tools/interaction.js';
-import { createMcpServer, insufficientScopeForCall, protoKeyToolCall, type ToolCaller } from '../tools/mcp.js';
+import type { ToolCaller } from '../tools/mcp.js';
+import { insufficientScopeForCall, protoKeyToolCall } from '../tools/mcp-edge.js';
+import type { McpHttpHandler } from '../tools/mcp-http.js';
 import { protectedResourceMetadataUrl } from '../core/names.js';
-import { createMcpHttpHandler } from '../tools/mcp-http.js';
 import { selectToolsets, toolsIn, type Toolset } from '../tools/toolsets.js';
 import { clientGone } from './client-gone.js';
 import { observeToolCall } from './request-log.js';
@@ -142,12 +143,25 @@ export interface McpRouteOptions {
   gates?: Middleware[];
 }
 
+/** The MCP SDK's side of pds: the per-request server and the Streamable HTTP handler. */
+interface McpServing {
+  serve: McpHttpHandler;
+  createMcpServer: typeof import('../tools/mcp.js').createMcpServer;
+}
+
 /**
- * `POST /mcp` and a 405 for other methods, each behind `gates`.
+ * `POST /mcp` and a 405 for other methods, each behind `gates`. The MCP SDK (`tools/mcp.ts`, `tools/mcp-http.ts`) is
+ * imported at the first `POST /mcp` that passes the edge's checks, not at start-up: a pds only CI and people call over
+ * REST never loads it (issue 23 item 1, `test/ops/lazy-modules.test.ts`). Concurrent first requests share the import.
  */
 export function mcpRouter(options: McpRouteOptions): Router {
   const { tools, config } = options;
-  const serve = createMcpHttpHandler(options.log);
+  let serving: Promise<McpServing> | undefined;
+  const load = (): Promise<McpServing> =>
+    (serving ??= Promise.all([import('../tools/mcp-http.js'), import('../tools/mcp.js')]).then(([http, mcp]) => ({
+      serve: http.createMcpHttpHandler(options.log),
+      createMcpServer: mcp.createMcpServer,
+    })));
   const router = createRouter();
   if (options.gates?.length) router.use(...options.gates);
   router.post('/mcp', async (ctx) => {
@@ -186,6 +200,7 @@ export function mcpRouter(options: McpRouteOptions): Router {
     const gone = clientGone(ctx);
     const call: ToolCaller = (tool, args, interaction) =>
       observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, { ...interaction, signal: AbortSignal.any([interaction.signal, gone]) }));
+    const { serve, createMcpServer } = await load();
     const build = () =>
       createMcpServer(selected, call, {
         readOnly: config.readOnly,

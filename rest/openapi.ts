@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { CONFIRM_HEADERS, ERROR_CODE_HEADER, HTTP_STATUS, type ErrorCode } from '../core/errors.js';
 import { pathParams, type AnyStream, type AnyTool } from '../tools/define.js';
 import { allStreams } from '../tools/registry.js';
-import { SERVER_INFO } from '../tools/mcp.js';
+import { SERVER_INFO } from '../tools/mcp-edge.js';
 import { routeTable } from './routes.js';
 
 type Schema = Record<string, unknown>;

@@ -13,7 +13,8 @@ import type { Readable, Writable } from 'node:stream';
 import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { silentLogger, type Logger } from '../core/logger.js';
-import { protoKeyToolCall, type McpServerBuilder } from './mcp.js';
+import type { McpServerBuilder } from './mcp.js';
+import { protoKeyToolCall } from './mcp-edge.js';
 
 /** How long the end of the input waits for requests still being answered, in milliseconds. */
 const DRAIN_TIMEOUT_MS = 60_000;

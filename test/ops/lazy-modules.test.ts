@@ -8,7 +8,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { startPds, type PdsProcess } from '../helpers/pds-process.js';
+import { issueSelfToken } from '../../auth/self-issued.js';
+import { startPds, TEST_JWT_SECRET, type PdsProcess } from '../helpers/pds-process.js';
 import { freePort } from '../helpers/server.js';
 
 const RECORDER = path.resolve('test/helpers/record-loads.mjs');
@@ -63,6 +64,29 @@ it('a default sandbox loads neither the cluster client, the OAuth provider, open
   expect(css.status).toBe(200);
   expect(css.headers.get('content-type')).toContain('text/css');
   await css.arrayBuffer();
+});
+
+it('the MCP SDK loads at the first MCP request, not at start-up nor for REST calls', async () => {
+  const loaded = await start();
+  expect((await pds!.api('root', 'GET', '/api/v1/operations')).status).toBe(200);
+  // An MCP request the edge refuses (no token) does not load it either.
+  expect((await fetch(`${pds!.url}/mcp`, { method: 'POST', body: '{}' })).status).toBe(401);
+  const before = await loaded();
+  expect(['@modelcontextprotocol/server', '@modelcontextprotocol/node', '@modelcontextprotocol/core'].filter((name) => before.has(name))).toEqual([]);
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'platform_list_operations', arguments: {} } };
+  const headers = { authorization: `Bearer ${await issueSelfToken(new TextEncoder().encode(TEST_JWT_SECRET), pds!.url, { sub: 'root', groups: [] }, 600)}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+  // Two first calls at once share the one import.
+  const answers = await Promise.all([1, 2].map(async (id) => {
+    const res = await fetch(`${pds!.url}/mcp?toolsets=catalog`, { method: 'POST', headers, body: JSON.stringify({ ...call, id }) });
+    return { status: res.status, body: (await res.json()) as { id: number; result: { isError?: boolean; structuredContent: unknown } } };
+  }));
+  for (const [i, answer] of answers.entries()) {
+    expect(answer.status).toBe(200);
+    expect(answer.body.id).toBe(i + 1);
+    expect(answer.body.result.isError, JSON.stringify(answer.body.result)).toBeUndefined();
+    expect(JSON.stringify(answer.body.result.structuredContent)).toContain('deploy-service');
+  }
+  expect(await loaded()).toContain('@modelcontextprotocol/server');
 });
 
 it('with GitHub sign-in configured, the OAuth provider and openid-client load at start-up, Octokit at the first token to verify', async () => {
