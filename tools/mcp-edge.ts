@@ -28,7 +28,7 @@ export const ICON_PATH = '/icon.svg';
 
 /**
  * The `_meta` key naming a 2026-07-28 request's protocol version: the SDK's `PROTOCOL_VERSION_META_KEY`, written out so
- * this module does not load the SDK (`test/mcp/edge.test.ts` checks that the two agree).
+ * this module does not load the SDK (`test/tools/mcp-edge.test.ts` checks that the two agree).
  */
 export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 
