@@ -92,7 +92,22 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
 
     log(`kubernetes: seeding ${tenants} tenants and ${applications} Applications, ${concurrency} requests at a time`);
     const objects = admin.makeApiClient(KubernetesObjectApi);
-    const create = (o: KubernetesObject) => objects.create(o);
+    let seedRetries = 0;
+    // Seeding tens of thousands of objects can meet etcd stalling ("etcdserver: request timed out", 500) or the API
+    // server's flow control (429); such a create is sent again (a create that did land meanwhile answers 409).
+    const create = async (o: KubernetesObject) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await objects.create(o);
+        } catch (err) {
+          const status = (err as { code?: number }).code;
+          if (attempt > 1 && status === 409) return;
+          if (attempt >= 6 || !(status === 429 || (status !== undefined && status >= 500))) throw err;
+          seedRetries++;
+          await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+        }
+      }
+    };
     const seedClusterStart = performance.now();
     for (const ns of ['pds', 'pds-workflows', 'argocd']) await create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await inPool(tenants, concurrency, async (t) => {
@@ -343,7 +358,7 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
     const report = [
       `kubernetes backend, warm informer caches (${tenants} tenants, ${applications} Applications, ${workflows} Workflows, ${iterations} reads each; caches filled in ${startMs.toFixed(0)} ms):`,
       `seeding ${tenants} tenants and ${applications} Applications (${concurrency} at a time): ${(seedClusterMs / 1000).toFixed(1)} s`,
-      ...(workflows > 0 ? [`seeding ${workflows} Workflows with status and their records (${concurrency} at a time): ${(seedWorkflowsMs / 1000).toFixed(1)} s (${(workflows / (seedWorkflowsMs / 1000)).toFixed(0)}/s)`] : []),
+      ...(workflows > 0 ? [`seeding ${workflows} Workflows with status and their records (${concurrency} at a time): ${(seedWorkflowsMs / 1000).toFixed(1)} s (${(workflows / (seedWorkflowsMs / 1000)).toFixed(0)}/s); creates sent again after a 5xx or 429: ${seedRetries}`] : []),
       ...(empty ? [`reference, the same cluster before the Workflows were seeded: caches filled in ${empty.ms.toFixed(0)} ms, heap growth over start-up ${empty.heapMiB.toFixed(1)} MiB`] : []),
       `platform in the bench process: heap growth over start-up ${heapGrowthMiB.toFixed(1)} MiB${globalThis.gc ? ' (after a full GC)' : ' (no --expose-gc: includes garbage)'}${empty ? `, ${(heapGrowthMiB - empty.heapMiB).toFixed(1)} MiB over the empty cluster` : ''}; bench process RSS ${(platformMemory.rss / 2 ** 20).toFixed(0)} MiB once started, ${(memory.rss / 2 ** 20).toFixed(0)} MiB at the end (heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB)`,
       ...childLines,
