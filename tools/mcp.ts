@@ -47,7 +47,6 @@ import { unknownToolMessage, type ToolsetSelection } from './toolsets.js';
 import { readOnlyView, submitsWorkflow, toolListing } from './mcp-listing.js';
 
 export { toolListing } from './mcp-listing.js';
-export { ERROR_CODE_META, ICON_PATH, SERVER_INFO, insufficientScopeForCall, protoKeyToolCall, refusedToolCall, type ToolCallAnswer } from './mcp-edge.js';
 
 /** Builds the MCP server for one request or connection (closing over the caller, its tools and its limits). */
 export type McpServerBuilder = () => Server;

@@ -12,6 +12,6 @@ import type * as KyselyModule from 'kysely';
 
 const kysely = createRequire(import.meta.url)('kysely') as typeof KyselyModule;
 
-export const { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } = kysely;
+export const { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } = kysely;
 /** The query builder's type, under the same name as its class (`import { Kysely } from './kysely.js'`). */
 export type Kysely<DB> = KyselyModule.Kysely<DB>;

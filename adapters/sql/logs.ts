@@ -22,6 +22,22 @@ export interface LogRecord {
 /** Newest lines kept per service unless told otherwise. */
 export const DEFAULT_MAX_LINES_PER_SERVICE = 5_000;
 
+/** The lines of `team/app` not older than `since` (ISO 8601), to select from. */
+function linesSince(db: Executor, team: string, app: string, since: string) {
+  return db.selectFrom('log_lines').where('team', '=', team).where('app', '=', app).where('timestamp', '>=', since);
+}
+
+/**
+ * The count {@link LogStore.read} makes: how many of the newest `bound` lines of `team/app` are not older than `since`
+ * (ISO 8601), as a query (`{ n }`) to run or, in `test/sql/logs.test.ts`, to explain. It is answered from the index
+ * `log_lines_by_service_time` alone (migration `0013-log-lines-covering`).
+ */
+export function countLinesSince(db: Executor, team: string, app: string, since: string, bound: number) {
+  return db
+    .selectFrom(linesSince(db, team, app, since).select('seq').orderBy('seq', 'desc').limit(bound).as('matched'))
+    .select((eb) => eb.fn.countAll<number>().as('n'));
+}
+
 /** Reads and writes of log lines; bound to the database or to one transaction. */
 export class LogStore {
   constructor(
@@ -61,16 +77,9 @@ export class LogStore {
    */
   async read(team: string, app: string, options: { since: string; limit: number }): Promise<{ lines: LogRecord[]; hidden: number }> {
     const limit = Math.min(this.maxPerKey, Math.max(0, Math.floor(options.limit)));
-    const base = this.db.selectFrom('log_lines').where('team', '=', team).where('app', '=', app).where('timestamp', '>=', options.since);
-    const rows = limit === 0 ? [] : await base.selectAll().orderBy('seq', 'desc').limit(limit).execute();
+    const rows = limit === 0 ? [] : await linesSince(this.db, team, app, options.since).selectAll().orderBy('seq', 'desc').limit(limit).execute();
     // How many matched in all (counting no further than the bound), only when not all were shown.
-    const total =
-      rows.length < limit
-        ? { n: rows.length }
-        : await this.db
-            .selectFrom(base.select('seq').orderBy('seq', 'desc').limit(this.maxPerKey).as('matched'))
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirstOrThrow();
+    const total = rows.length < limit ? { n: rows.length } : await countLinesSince(this.db, team, app, options.since, this.maxPerKey).executeTakeFirstOrThrow();
     const lines = rows.reverse().map((r) => ({ team: r.team, app: r.app, timestamp: r.timestamp, line: r.line, labels: json<Record<string, string>>(r.labels) }));
     return { lines, hidden: Number(total.n) - lines.length };
   }

@@ -30,7 +30,7 @@ import {
 } from '../../core/errors.js';
 import type { Platform, PlatformBackend } from '../../core/ports.js';
 import { buildPlatform } from '../../server.js';
-import { ERROR_CODE_META } from '../../tools/mcp.js';
+import { ERROR_CODE_META } from '../../tools/mcp-edge.js';
 import { startTestServer, testConfig, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 /** One error of every code; typed by the code, so a code added to the tree fails to compile until it is tested here. */

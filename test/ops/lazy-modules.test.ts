@@ -75,7 +75,7 @@ it('the MCP SDK loads at the first MCP request, not at start-up nor for REST cal
   expect(['@modelcontextprotocol/server', '@modelcontextprotocol/node', '@modelcontextprotocol/core'].filter((name) => before.has(name))).toEqual([]);
   const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'platform_list_operations', arguments: {} } };
   const headers = { authorization: `Bearer ${await issueSelfToken(new TextEncoder().encode(TEST_JWT_SECRET), pds!.url, { sub: 'root', groups: [] }, 600)}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-  // Two first calls at once share the one import.
+  // Two first calls at once (both waiting on the one import) are both answered.
   const answers = await Promise.all([1, 2].map(async (id) => {
     const res = await fetch(`${pds!.url}/mcp?toolsets=catalog`, { method: 'POST', headers, body: JSON.stringify({ ...call, id }) });
     return { status: res.status, body: (await res.json()) as { id: number; result: { isError?: boolean; structuredContent: unknown } } };

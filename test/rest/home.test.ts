@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptsHtml } from '../../rest/home.js';
-import { SERVER_INFO } from '../../tools/mcp.js';
+import { SERVER_INFO } from '../../tools/mcp-edge.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let pds: TestServer;

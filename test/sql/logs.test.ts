@@ -1,4 +1,6 @@
-import { sql } from '../../adapters/sql/kysely.js';
+import { CompiledQuery, sql } from '../../adapters/sql/kysely.js';
+import type { Executor } from '../../adapters/sql/executor.js';
+import { countLinesSince } from '../../adapters/sql/logs.js';
 import { describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../adapters/sql/index.js';
 import { ENGINES, freshStore } from './helpers.js';
@@ -40,11 +42,11 @@ describe.each(ENGINES)('log lines on %s', (engine) => {
     const store = await freshStore(engine);
     await store.logs.append(lines('acme', 'web', 200, '2026-11-01T12:00:00.000Z'));
     for (const app of ['api', 'worker', 'cron']) await store.logs.append(lines('acme', app, 1000, '2026-11-01T12:00:00.000Z'));
-    // The count query of LogStore.read, as it is sent.
-    const count = sql`select count(*) as n from (select seq from log_lines where team = ${'acme'} and app = ${'web'}
-      and timestamp >= ${'2026-11-01T12:00:00.000Z'} order by seq desc limit 5000) as matched`;
+    // The count query LogStore.read sends, explained with its parameters.
+    const count = countLinesSince(store.db, 'acme', 'web', '2026-11-01T12:00:00.000Z', 5000).compile();
+    const explain = <Row>(db: Executor, prefix: string) => db.executeQuery<Row>(CompiledQuery.raw(`${prefix} ${count.sql}`, [...count.parameters]));
     if (engine === 'sqlite') {
-      const plan = await sql<{ detail: string }>`explain query plan ${count}`.execute(store.db);
+      const plan = await explain<{ detail: string }>(store.db, 'explain query plan');
       expect(plan.rows.map((r) => r.detail).join('\n')).toMatch(/USING COVERING INDEX log_lines_by_service_time/);
     } else {
       // PostgreSQL answers from the index alone once the visibility map says the pages are all-visible (autovacuum
@@ -53,7 +55,7 @@ describe.each(ENGINES)('log lines on %s', (engine) => {
       const plan = await store.db.connection().execute(async (db) => {
         await sql`set enable_seqscan = off`.execute(db);
         await sql`set enable_bitmapscan = off`.execute(db);
-        return sql<{ 'QUERY PLAN': string }>`explain ${count}`.execute(db);
+        return explain<{ 'QUERY PLAN': string }>(db, 'explain');
       });
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Only Scan Backward using log_lines_by_service_time/);
     }
