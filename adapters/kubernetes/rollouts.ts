@@ -414,7 +414,8 @@ async function observedCurrentSpec(kc: KubeConfig, team: string, rollout: Rollou
   const observed = status.observedGeneration ?? '';
   if (/^\d+$/.test(observed) && observed !== String(rollout.metadata?.generation ?? '')) return false;
   const ref = rollout.spec?.workloadRef?.name;
-  if (!ref) return true;
+  // A controller that does not write workloadObservedGeneration cannot be compared: taken as current, as before.
+  if (!ref || status.workloadObservedGeneration === undefined) return true;
   try {
     const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace: team, name: ref });
     return status.workloadObservedGeneration === String(deployment.metadata?.generation ?? '');
