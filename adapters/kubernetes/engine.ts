@@ -6,14 +6,15 @@
  * the Workflow, never into its parameters.
  *
  * Records (the workflow record and, with it, the audit entry) live in the SQL record store, so every replica answers
- * the same. Phases come from the Workflow informer, which holds Workflows metadata-only (issue 23 item 3): Argo's
- * labels `workflows.argoproj.io/phase` and `…/completed` say when one finished. A Workflow's status (its nodes) is
- * fetched when pds needs it: once when it settles (""/Pending/Running → `submitted` with the running step in the
+ * the same. Phases come from the Workflow informer, which holds the running Workflows only, metadata-only (issue 23
+ * item 3; `informers.ts`): a Workflow leaves it when Argo labels it `workflows.argoproj.io/completed=true`, and that
+ * departure (or a final `workflows.argoproj.io/phase` label seen first) is when pds fetches it to settle it. A
+ * Workflow's status (its nodes) is fetched when pds needs it: once when it settles (""/Pending/Running → `submitted` with the running step in the
  * message, Succeeded → `succeeded`, Failed/Error → `failed` with the failed node's message; the steps are kept in the
  * record, which answers from then on, and a settled workflow once read is kept in memory, final), and while it runs,
  * when a caller asks for it or follows it (one GET per resourceVersion, shared by every caller). The first replica to see a Workflow finish settles its record and audit
  * entry (an idempotent conditional update); Workflows that finished, or vanished, while pds was down are settled by
- * the ghost reconciler once the informer has listed them.
+ * the ghost reconciler once the informer has listed: an unfinished record whose Workflow is not running is fetched.
  *
  * A deploy to a canary service (issue 22 item 3) also shows the canary steps of its release, with each step's analysis
  * result, beside Argo's steps (after `wait-rollout`): `releaseSteps` reads them from the Rollout and its AnalysisRuns
@@ -152,6 +153,11 @@ const FULL_KEPT = 256;
 const SETTLED_KEPT = 2_000;
 /** Log tails of steps of finished Workflows kept (a stopped pod's log no longer changes), by workflow, step and lines. */
 const LOG_TAILS_KEPT = 256;
+/**
+ * The `resourceVersion` key under which a Workflow that is not running (absent from the informer: finished, or gone)
+ * is kept in {@link ArgoWorkflowEngine.full}: fetched once, for a finished Workflow's status no longer changes.
+ */
+const NOT_RUNNING = 'not-running';
 
 /** The Argo Workflows engine. Call {@link ArgoWorkflowEngine.start} once. */
 export class ArgoWorkflowEngine implements WorkflowEngine {
@@ -173,6 +179,11 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   private readonly settled = new Map<string, ClusterWorkflowRun>();
   /** Log tails of steps of finished Workflows (see {@link LOG_TAILS_KEPT}). */
   private readonly logTails = new Map<string, string[]>();
+  /**
+   * Settled workflows whose Workflow, fetched, had no steps to keep or was gone: read from their record alone from
+   * then on, without asking the API server again (a bound, {@link SETTLED_KEPT}).
+   */
+  private readonly stepless = new Map<string, true>();
 
   constructor(private readonly options: ArgoEngineOptions) {
     this.custom = options.kc.makeApiClient(CustomObjectsApi);
@@ -186,7 +197,11 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     const seen = (w: WorkflowMetadata) => void this.observe(w).catch((err: unknown) => this.options.log.error({ err, workflow: w.metadata?.name }, 'could not record a workflow change'));
     this.options.cache.workflows.on('add', seen);
     this.options.cache.workflows.on('update', seen);
-    this.options.cache.workflows.on('delete', (w) => void this.full.delete(w.metadata?.name ?? ''));
+    // A Workflow leaves the informer when Argo marks it completed (or it is deleted): fetch it now to settle it.
+    this.options.cache.workflows.on('delete', (w) => {
+      this.full.delete(w.metadata?.name ?? '');
+      void this.observe(w, false, true).catch((err: unknown) => this.options.log.error({ err, workflow: w.metadata?.name }, 'could not record a workflow change'));
+    });
     void this.options.cache.workflows.synced.then(() => this.reconcile());
     this.timer = setInterval(() => void this.reconcile(), this.options.reconcileEveryMs ?? 60_000);
     this.timer.unref();
@@ -467,12 +482,11 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   /**
    * True when nothing will change how `record` reads any more: it settled, and its steps are kept (statusFor keeps them
-   * on the first read of a record settled without them), or its Workflow is gone, so there are none to keep.
+   * on the first read of a record settled without them), or its Workflow, fetched, had none or is gone.
    */
   private isFinal(record: WorkflowRecord): boolean {
     if (record.phase === 'submitted') return false;
-    if (record.steps.length > 0) return true;
-    return this.options.cache.workflows.isSynced && this.options.cache.workflows.get(record.name, this.options.namespace) === undefined;
+    return record.steps.length > 0 || this.stepless.has(record.name);
   }
 
   /**
@@ -496,7 +510,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   /**
    * The newest `lines` lines of step `step` of `workflow`: the `main` container log of the step's pod in
    * `PDS_WORKFLOW_NAMESPACE` (the node found in the Workflow's status, fetched; see `step-logs.ts`). Once Argo's labels
-   * say the Workflow finished, the tail is kept ({@link LOG_TAILS_KEPT}): later reads make no request.
+   * on the fetched Workflow say it finished, the tail is kept ({@link LOG_TAILS_KEPT}): later reads make no request.
    * @returns `[]` when the Workflow, the step's pod node or its pod is gone.
    * @throws Upstream when the API server refuses the `pods/log` read or cannot be reached.
    */
@@ -504,12 +518,11 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
     const key = JSON.stringify([workflow, step, lines]);
     const kept = this.logTails.get(key);
     if (kept) return [...kept];
-    const meta = this.options.cache.workflows.get(workflow, this.options.namespace);
     const wf = await this.fetchWorkflow(workflow);
     if (!wf) return [];
     const tail = await this.stepLogs.read(wf, step, lines);
     // Argo says the Workflow finished: its pods have stopped, so the tail read now is the tail for good.
-    if (meta && finishedByLabels(meta)) keepNewest(this.logTails, key, [...tail], LOG_TAILS_KEPT);
+    if (finishedByLabels(wf)) keepNewest(this.logTails, key, [...tail], LOG_TAILS_KEPT);
     return tail;
   }
 
@@ -532,9 +545,11 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   }
 
   /**
-   * Settle every unfinished record whose Workflow finished, or no longer exists, by what the informer holds
-   * (the "ghost reconciler"). Runs once the informer has listed, then every `reconcileEveryMs`. Records waiting for
-   * approval are skipped: their Workflow is created only once they are approved.
+   * Settle every unfinished record whose Workflow finished, or no longer exists (the "ghost reconciler"): one the
+   * informer holds (running) is observed; one it does not is fetched (one GET per such record and round), and settled
+   * from its status when it finished, or as vanished when the API server no longer has it after the grace. Runs once
+   * the informer has listed, then every `reconcileEveryMs`. Records waiting for approval are skipped: their Workflow is
+   * created only once they are approved.
    */
   async reconcile(): Promise<void> {
     if (this.closed || !this.options.cache.workflows.isSynced) return;
@@ -544,8 +559,13 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
         for (const record of await this.options.records.workflows.unfinished()) {
           // A workflow waiting for approval has no Workflow yet, by design: no ghost.
           if (!isOperationId(record.operation) || record.awaitingApproval) continue;
-          const workflow = this.options.cache.workflows.get(record.name, this.options.namespace);
-          if (workflow) await this.observe(workflow, true);
+          const running = this.options.cache.workflows.get(record.name, this.options.namespace);
+          if (running) {
+            await this.observe(running, true);
+            continue;
+          }
+          const workflow = await this.fetchWorkflow(record.name);
+          if (workflow) await this.observe(workflow, true, true);
           // An approved workflow's Workflow is created at approval (its record's due time), not at submission.
           else if (this.now().getTime() - Math.max(Date.parse(record.startedAt), record.dueAt) > graceMs) {
             await this.settle(record, 'failed', `the Workflow ${record.name} no longer exists in ${this.options.namespace}; it was deleted before pds saw it finish`, undefined);
@@ -578,16 +598,18 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
   }
 
   /**
-   * A Workflow was added or changed (its metadata, as the informer holds it): when it finished, or someone follows
-   * workflows, fetch its status; tell listeners, and settle its record when it finished.
+   * A Workflow was added or changed (its metadata, as the informer holds it), or left the informer: when it finished
+   * (or left), or someone follows workflows, fetch its status; tell listeners, and settle its record when it finished.
    * @param reconciling called by the ghost reconciler, which reads every unfinished record itself.
+   * @param left the Workflow is no longer running as far as the informer knows (Argo marked it completed, or it was
+   *   deleted): `meta` is as it was before, so only its fetched status says which.
    */
-  private async observe(meta: WorkflowMetadata, reconciling = false): Promise<void> {
+  private async observe(meta: WorkflowMetadata, reconciling = false, left = false): Promise<void> {
     const name = meta.metadata?.name;
     if (!name || this.closed) return;
     // The first list's events: the reconciler, which runs once it is in, looks at every unfinished record instead.
     if (!reconciling && !this.options.cache.workflows.isSynced) return;
-    const finished = finishedByLabels(meta);
+    const finished = left || finishedByLabels(meta);
     if (!finished && this.changeListeners.size === 0) return;
     const record = await this.options.records.workflows.get(name);
     if (!record) return; // not submitted by a pds on this record store
@@ -600,7 +622,7 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
       return;
     }
     const workflow = await this.fetchWorkflow(name);
-    if (!workflow) return; // deleted meanwhile: the reconciler settles it after its grace
+    if (!workflow) return; // deleted: the reconciler settles it after its grace
     // The steps kept at settlement have the release's canary steps too.
     const run = await this.withRelease(this.runOf(record, workflow));
     if (record.approvalId) {
@@ -613,49 +635,57 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   /**
    * The Workflow `name` with its status, fetched from the API server once per resourceVersion the informer reports
-   * (callers asking at the same time share one request); `undefined` when the informer does not hold it or the API
-   * server no longer has it.
+   * while it runs, and once when it no longer runs (the informer does not hold it: finished, or gone); callers asking
+   * at the same time share one request. `undefined` when the API server does not have it.
    * @throws Upstream when the API server refuses the read or cannot be reached.
    */
   private async fetchWorkflow(name: string): Promise<Workflow | undefined> {
     const meta = this.options.cache.workflows.get(name, this.options.namespace);
-    if (!meta) return undefined;
-    const resourceVersion = meta.metadata?.resourceVersion;
+    const resourceVersion = meta ? meta.metadata?.resourceVersion : NOT_RUNNING;
     const kept = this.full.get(name);
     if (kept && kept.resourceVersion === resourceVersion) return kept.workflow;
-    const workflow = (this.custom.getNamespacedCustomObject({ ...this.argo(), name }) as Promise<Workflow>).catch((err: unknown) => {
-      this.full.delete(name);
-      if ((err as { code?: number }).code === 404) return undefined;
-      throw new Upstream(`could not read workflow ${name} from the Kubernetes API server: ${describe(err)}`, { cause: err });
-    });
-    this.full.delete(name);
-    this.full.set(name, { resourceVersion, workflow });
-    if (this.full.size > FULL_KEPT) this.full.delete(this.full.keys().next().value!);
+    const forget = () => {
+      if (this.full.get(name)?.workflow === workflow) this.full.delete(name);
+    };
+    const workflow: Promise<Workflow | undefined> = (this.custom.getNamespacedCustomObject({ ...this.argo(), name }) as Promise<Workflow>).then(
+      (wf) => {
+        // Not in the informer yet still running (the informer has not seen it yet): its status will change.
+        if (!meta && !finishedByLabels(wf)) forget();
+        return wf;
+      },
+      (err: unknown) => {
+        forget();
+        if ((err as { code?: number }).code === 404) return undefined;
+        throw new Upstream(`could not read workflow ${name} from the Kubernetes API server: ${describe(err)}`, { cause: err });
+      },
+    );
+    keepNewest(this.full, name, { resourceVersion, workflow }, FULL_KEPT);
     return workflow;
   }
 
   /**
-   * What {@link runOf} needs of the cluster for `record`: nothing for a settled record with its steps; otherwise the
-   * full Workflow (a settled record without steps, settled before pds kept them, gets them kept now). A failed read
-   * is logged and answered from the record and Argo's labels.
+   * What {@link runOf} needs of the cluster for `record`: nothing for a settled record with its steps (or known to
+   * have none), nor for one waiting for approval (no Workflow yet); otherwise the full Workflow (a settled record
+   * without steps, settled before pds kept them, gets them kept now, or is marked {@link stepless}). A failed read is
+   * logged and answered from the record and, while it runs, Argo's labels.
    */
   private async statusFor(record: WorkflowRecord): Promise<Workflow | undefined> {
-    if (record.phase !== 'submitted' && record.steps.length > 0) return undefined;
-    const meta = this.options.cache.workflows.get(record.name, this.options.namespace);
-    if (!meta) return undefined;
+    if (record.phase !== 'submitted' && (record.steps.length > 0 || this.stepless.has(record.name))) return undefined;
+    if (record.awaitingApproval) return undefined;
     try {
       const workflow = await this.fetchWorkflow(record.name);
-      if (workflow && record.phase !== 'submitted') {
-        const steps = stepsOf(workflow);
+      if (record.phase !== 'submitted') {
+        const steps = workflow ? stepsOf(workflow) : [];
         if (steps.length > 0) {
           await this.options.records.workflows.keepSteps(record.name, steps);
           record.steps = steps;
-        }
+        } else keepNewest(this.stepless, record.name, true, SETTLED_KEPT);
       }
       return workflow;
     } catch (err) {
       this.options.log.warn({ err, workflow: record.name }, 'could not read a Workflow; answering from its record and labels');
-      return { metadata: meta.metadata, status: { phase: meta.metadata?.labels?.[ARGO_LABEL.phase] } };
+      const meta = this.options.cache.workflows.get(record.name, this.options.namespace);
+      return { metadata: meta?.metadata ?? { name: record.name }, status: { phase: meta?.metadata?.labels?.[ARGO_LABEL.phase] } };
     }
   }
 

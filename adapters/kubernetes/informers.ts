@@ -24,7 +24,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from '../../core/logger.js';
 import { isTimeout } from './kubeconfig.js';
-import { ARGO_GROUP, ARGO_VERSION, LABEL, type Application, type WorkflowMetadata } from './objects.js';
+import { ARGO_GROUP, ARGO_LABEL, ARGO_VERSION, LABEL, type Application, type WorkflowMetadata } from './objects.js';
 
 /** Milliseconds before an informer whose list or watch failed starts again. */
 const RESTART_MS = 2_000;
@@ -181,7 +181,12 @@ export class ClusterCache {
   readonly roleBindings: Watched<V1RoleBinding>;
   readonly applications: Watched<Application>;
   readonly deployments: Watched<V1Deployment>;
-  /** Metadata only (`PartialObjectMetadata`): no `spec`, no `status`. */
+  /**
+   * pds's Workflows that Argo has not marked completed ({@link RUNNING_WORKFLOWS}), metadata only
+   * (`PartialObjectMetadata`): no `spec`, no `status`. One that finishes leaves it with a `delete` event carrying its
+   * metadata as it was while it ran (the API server's watch sends `DELETED` for an object that stops matching the
+   * label selector: https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes).
+   */
   readonly workflows: Watched<WorkflowMetadata>;
 
   constructor(kc: KubeConfig, ns: ClusterNamespaces, log: Logger) {
@@ -219,14 +224,15 @@ export class ClusterCache {
       { labelSelector: managed, trim: trimApplication },
       log,
     );
-    // Metadata only: Argo's labels carry the phase, and a Workflow's status (about 20 KB with its nodes) is fetched
-    // when pds needs it (engine.ts), so the cache costs the same whatever Argo keeps in its Workflows.
+    // Running Workflows only, metadata only: Argo's labels carry the phase, and a Workflow's status (about 20 KB with
+    // its nodes) is fetched when pds needs it (engine.ts). Finished ones, which Argo keeps for its TTL, are left to the
+    // API server: the cache, the first list and start-up cost the same whatever Argo keeps (issue 23 item 3).
     this.workflows = watch<WorkflowMetadata>(
       kc,
       'workflows',
       `/apis/${ARGO_GROUP}/${ARGO_VERSION}/namespaces/${ns.workflows}/workflows`,
-      paged((page) => custom.listNamespacedCustomObject({ ...argo(ns.workflows, 'workflows'), labelSelector: managed, ...page }, metadataOnly)),
-      { labelSelector: managed, metadataOnly: true },
+      paged((page) => custom.listNamespacedCustomObject({ ...argo(ns.workflows, 'workflows'), labelSelector: RUNNING_WORKFLOWS, ...page }, metadataOnly)),
+      { labelSelector: RUNNING_WORKFLOWS, metadataOnly: true },
       log,
     );
   }
@@ -264,6 +270,13 @@ export class ClusterCache {
     await Promise.all(this.all.map((w) => w.stop()));
   }
 }
+
+/**
+ * The label selector of the Workflow informer: pds's Workflows (`pds.dev/managed-by=pds`) that Argo has not labelled
+ * `workflows.argoproj.io/completed=true` (Argo sets it with the final phase:
+ * https://github.com/argoproj/argo-workflows/blob/main/workflow/controller/operator.go `markWorkflowPhase`).
+ */
+export const RUNNING_WORKFLOWS = `${LABEL.managedBy}=pds,${ARGO_LABEL.completed}!=true`;
 
 /** Objects per page of a first list (client-go's informers list 500 at a time too). */
 export const LIST_PAGE_SIZE = 500;

@@ -299,29 +299,42 @@ describe.sequential('the kubernetes backend', () => {
     expect(platform.kubeconfig.requests - before).toBe(0);
   });
 
-  it('holds Workflows metadata-only and Applications as read; a settled workflow is answered from its record without an API call', async () => {
-    const held = platform.cache.workflows.list(WORKFLOWS);
-    expect(held.length).toBeGreaterThan(0);
-    for (const wf of held) {
-      expect(Object.keys(wf).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
-      expect(wf.metadata?.managedFields).toBeUndefined();
+  it('holds running Workflows only, metadata-only, and Applications as read; a finished Workflow leaves the informer, settled; a settled workflow is answered from its record without an API call', async () => {
+    h.controller.hold('provision-database-');
+    let name: string;
+    try {
+      name = await submit(platform, 'provision-database', { team_name: TEAM, component_name: 'web' });
+      await until('the running Workflow held', async () => platform.cache.workflows.get(name, WORKFLOWS)?.metadata?.labels?.['workflows.argoproj.io/phase'] === 'Running');
+      const held = platform.cache.workflows.list(WORKFLOWS);
+      for (const wf of held) {
+        expect(Object.keys(wf).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+        expect(wf.metadata?.managedFields).toBeUndefined();
+        // Argo's finished Workflows (this file's earlier ones, kept for their TTL) are not held: only running ones.
+        expect(wf.metadata?.labels?.['workflows.argoproj.io/completed']).not.toBe('true');
+      }
+    } finally {
+      h.controller.release('provision-database-');
     }
+    // Argo marks it completed: it leaves the informer (the API server's DELETED for a label selector no longer met),
+    // and pds fetches it once to settle it.
+    await until('the finished Workflow gone from the informer', async () => platform.cache.workflows.get(name, WORKFLOWS) === undefined, 90);
+    expect((await readWorkflow(name)).metadata?.labels?.['workflows.argoproj.io/completed']).toBe('true');
+    const settledRun = await until('the record settled', async () => {
+      const r = await platform.records.workflows.get(name);
+      return r?.phase !== 'submitted' && r;
+    });
+    expect(settledRun).toMatchObject({ phase: 'succeeded' });
+    expect(settledRun.steps.length).toBeGreaterThan(0);
     for (const app of platform.cache.applications.list(ARGOCD)) {
       expect(app).not.toHaveProperty('spec');
       expect(app.metadata?.managedFields).toBeUndefined();
     }
-    // A workflow that settled while this pds watched (the failed rollback above): Argo's labels said so, its steps
-    // were kept with the outcome. Other files' Workflows may share the namespace, in any order: pick by labels.
-    const settled = held.find((wf) => {
-      const labels = wf.metadata?.labels ?? {};
-      return labels['workflows.argoproj.io/completed'] === 'true' && labels['workflows.argoproj.io/phase'] === 'Failed' &&
-        labels['pds.dev/tenant'] === TEAM && wf.metadata?.name?.startsWith('rollback-service-');
-    });
-    expect(settled, 'the failed rollback held metadata-only').toBeDefined();
-    const name = settled!.metadata!.name!;
-    expect((await platform.records.workflows.get(name))?.steps.length).toBeGreaterThan(0);
+    // A workflow that settled while this pds watched (the failed rollback above): its steps were kept with the outcome.
+    const failed = (await platform.records.workflows.list({ tenant: TEAM, limit: 100 })).find((r) => r.operation === 'rollback-service' && r.phase === 'failed');
+    expect(failed, 'the failed rollback settled').toBeDefined();
+    expect(failed!.steps.length).toBeGreaterThan(0);
     const before = platform.kubeconfig.requests;
-    const run = await platform.workflows.get(name);
+    const run = await platform.workflows.get(failed!.name);
     expect(platform.kubeconfig.requests - before).toBe(0);
     expect(run).toMatchObject({ phase: 'failed', message: expect.stringMatching(/^step \S+ failed: /) });
     expect(run!.steps.some((s) => s.status === 'failed')).toBe(true);
