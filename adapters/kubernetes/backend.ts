@@ -16,6 +16,7 @@ import { NotFound } from '../../core/errors.js';
 import { HealthStatus, SyncStatus, type LogLine, type Member, type MemberRole, type ResourceUsage, type Service, type Status, type Tenant } from '../../core/model.js';
 import { applicationName } from '../../core/names.js';
 import type { RolloutView } from '../../core/rollouts.js';
+import type { RolloutRead } from './rollouts.js';
 import type { PlatformBackend, TenantRef } from '../../core/ports.js';
 import type { ClusterCache } from './informers.js';
 import { ANNOTATION, LABEL, QUOTA_NAME, type Application } from './objects.js';
@@ -38,10 +39,11 @@ export interface KubernetesBackendOptions {
   argocdNamespace: string;
   logs: LogSource;
   /**
-   * The canary or blue-green release of a service, from its Argo Rollouts `Rollout` (`rollouts.ts`); `undefined` for a
-   * rolling service. Absent: status carries no `rollout`.
+   * The canary or blue-green release of a service, from its Argo Rollouts `Rollout`, and whether the Rollout's status is
+   * of its current spec (`rollouts.ts` readRolloutState); `undefined` for a rolling service. Absent: status carries no
+   * `rollout`.
    */
-  rollout?: (team: string, app: string) => Promise<RolloutView | undefined>;
+  rollout?: (team: string, app: string) => Promise<RolloutRead | undefined>;
 }
 
 const ROLES: readonly MemberRole[] = ['admin', 'member', 'viewer'];
@@ -201,10 +203,14 @@ const RolledBack = z.object({ workflow: z.string(), canaryTag: z.string(), stabl
  * The release as status shows it. Once the exit handler has reverted an aborted release in Git, the Rollout is Healthy
  * on its stable template again and its annotations name the release before; the Application's record of the rollback
  * then says what was rolled back (as the aborted Rollout did) until a deploy records another tag or the service runs
- * another one.
+ * another one. So it does while the revert is applied and the Rollouts controller has not taken it up yet (`observed`
+ * false): the annotations are then the release before's and the status still the aborted one's, which together would
+ * name the wrong tags (that release "rolled back", traffic on the one before it).
  */
-function rolledBackView(application: Application, imageTag: string, rollout: RolloutView | undefined): RolloutView | undefined {
-  if (rollout?.phase !== 'Healthy') return rollout;
+function rolledBackView(application: Application, imageTag: string, read: RolloutRead | undefined): RolloutView | undefined {
+  if (!read) return undefined;
+  const rollout = read.view;
+  if (rollout.phase !== 'Healthy' && read.observed) return rollout;
   let record: z.infer<typeof RolledBack> | undefined;
   try {
     const parsed = RolledBack.safeParse(JSON.parse(application.metadata?.annotations?.[ANNOTATION.rolledBack] || 'null'));

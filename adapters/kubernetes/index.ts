@@ -22,7 +22,7 @@ import { RepoFullName } from '../../core/model.js';
 import { assertImplementsEveryOperation } from '../../core/operations/index.js';
 import type { CodeHost, Platform, TenantRef } from '../../core/ports.js';
 import { githubAppCodeHost } from '../github/app.js';
-import { kubernetesRollouts, readCanaryWorkflowSteps, readRolloutView, type RolledBackRelease } from './rollouts.js';
+import { kubernetesRollouts, readCanaryWorkflowSteps, readRolloutState, type RolledBackRelease } from './rollouts.js';
 import { applicationName } from '../../core/names.js';
 import { lokiLogSource } from '../loki/logs.js';
 import { openRecordStore, type RecordStore } from '../sql/index.js';
@@ -139,7 +139,7 @@ export async function createKubernetesPlatform(options: KubernetesPlatformOption
       // Only a canary or blue-green service has a Rollout, and write-rollout leaves its Deployment at 0 replicas (the
       // Rollout runs the pods): a rolling service's status is read from the caches alone, with no API server call.
       if (!hasRollout(team, app)) return undefined;
-      return readRolloutView(kc, team, app);
+      return readRolloutState(kc, team, app);
     },
   });
   const tenantRef = (team: string) => backend.getTenantRef(team);

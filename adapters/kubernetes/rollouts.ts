@@ -13,7 +13,7 @@
  * Only the fields pds reads are typed: Argo's own types stop here.
  */
 import { splitImage } from '../../core/images.js';
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { Conflict, NotFound, Upstream } from '../../core/errors.js';
 import type { WorkflowStep } from '../../core/model.js';
 import { applicationName } from '../../core/names.js';
@@ -32,6 +32,8 @@ export interface Rollout extends KubernetesObject {
       blueGreen?: { activeService?: string; previewService?: string; autoPromotionSeconds?: number };
     };
     template?: { spec?: { containers?: Array<{ name?: string; image?: string }> } };
+    /** The Deployment whose pod template the Rollout runs (write-rollout's Rollouts refer to the service's). */
+    workloadRef?: { kind?: string; name?: string };
   };
   status?: {
     phase?: string;
@@ -370,17 +372,64 @@ export async function readCanaryWorkflowSteps(kc: KubeConfig, team: string, app:
   return canaryWorkflowSteps(rollout, runs, since, rolledBack);
 }
 
+/** A Rollout as status reads it: its view, and whether its status is of the release its annotations name. */
+export interface RolloutRead {
+  view: RolloutView;
+  /**
+   * Whether the controller has acted on the Rollout's current spec and pod template: `status.observedGeneration` is its
+   * `metadata.generation` and, with `workloadRef`, `status.workloadObservedGeneration` the Deployment's generation.
+   * `false` between Argo CD applying a release (or the revert of one) and the Rollouts controller taking it up: the
+   * annotations (tags, workflow) are then the new spec's while the status is still the release before's.
+   */
+  observed: boolean;
+}
+
 /**
- * The `rollout` view of `team/app` ({@link rolloutView}); once aborted, its message says why and where
- * ({@link abortReason}), read from the release's AnalysisRuns. `undefined` for a service without a Rollout.
+ * The `rollout` view of `team/app` ({@link rolloutView}) and whether its status is of its current spec
+ * ({@link RolloutRead}); once aborted, its message says why and where ({@link abortReason}), read from the release's
+ * AnalysisRuns. `undefined` for a service without a Rollout.
+ *
+ * The Deployment a `workloadRef` names is read after the Rollout, so a release (or revert) Argo CD applied to both is
+ * seen in the Deployment's generation by then, and a status that has not observed that generation
+ * (https://argo-rollouts.readthedocs.io/en/stable/features/specification/ `status.workloadObservedGeneration`) is
+ * known to be the release before's.
  * @throws Upstream when the Rollout cannot be read.
  */
-export async function readRolloutView(kc: KubeConfig, team: string, app: string): Promise<RolloutView | undefined> {
+export async function readRolloutState(kc: KubeConfig, team: string, app: string): Promise<RolloutRead | undefined> {
   const rollout = await readRollout(kc, team, app);
   const view = rollout && rolloutView(rollout);
-  if (!view || view.phase !== 'Aborted' || !rollout.status?.currentPodHash) return view;
+  if (!view) return undefined;
+  const observed = await observedCurrentSpec(kc, team, rollout);
+  if (view.phase !== 'Aborted' || !rollout.status?.currentPodHash) return { view, observed };
   // The reason is a better message, not the status itself: a refused list keeps the controller's words.
   const runs = await readStepAnalysisRuns(kc, team, rollout.status.currentPodHash).catch(() => []);
   view.message = abortReason(rollout, runs) ?? view.message;
-  return view;
+  return { view, observed };
+}
+
+/** Whether the Rollouts controller has acted on `rollout`'s spec and on its workloadRef Deployment's pod template. */
+async function observedCurrentSpec(kc: KubeConfig, team: string, rollout: Rollout): Promise<boolean> {
+  const status = rollout.status ?? {};
+  // Argo Rollouts before v1.0 wrote a hash of the spec here: only a generation can be compared.
+  const observed = status.observedGeneration ?? '';
+  if (/^\d+$/.test(observed) && observed !== String(rollout.metadata?.generation ?? '')) return false;
+  const ref = rollout.spec?.workloadRef?.name;
+  // A controller that does not write workloadObservedGeneration cannot be compared: taken as current, as before.
+  if (!ref || status.workloadObservedGeneration === undefined) return true;
+  try {
+    const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace: team, name: ref });
+    return status.workloadObservedGeneration === String(deployment.metadata?.generation ?? '');
+  } catch (err) {
+    // No Deployment: the controller has no pod template to act on, and nothing newer to compare with.
+    if ((err as { code?: number }).code === 404) return true;
+    throw new Upstream(`could not read the Deployment ${ref} of the Rollout of ${team}`, { cause: err });
+  }
+}
+
+/**
+ * The `rollout` view of `team/app` ({@link readRolloutState} without whether its status is current).
+ * @throws Upstream when the Rollout cannot be read.
+ */
+export async function readRolloutView(kc: KubeConfig, team: string, app: string): Promise<RolloutView | undefined> {
+  return (await readRolloutState(kc, team, app))?.view;
 }
