@@ -77,9 +77,7 @@ export function kubernetesBackend({ cache, argocdNamespace, logs, rollout: rollo
 
   /** The Applications pds made, not being deleted, of `team` (every team when absent). */
   const applications = (team?: string): Application[] =>
-    cache.applications
-      .list(argocdNamespace)
-      .filter((a) => !a.metadata?.deletionTimestamp && a.metadata?.labels?.[LABEL.service] && (team === undefined || a.metadata?.labels?.[LABEL.tenant] === team));
+    (team === undefined ? cache.applications.list(argocdNamespace) : cache.applicationsOf(team)).filter((a) => !a.metadata?.deletionTimestamp && a.metadata?.labels?.[LABEL.service]);
 
   function applicationOf(team: string, app: string): Application | undefined {
     const found = cache.applications.get(applicationName(team, app), argocdNamespace);

@@ -180,6 +180,11 @@ export class ClusterCache {
   readonly quotas: Watched<V1ResourceQuota>;
   readonly roleBindings: Watched<V1RoleBinding>;
   readonly applications: Watched<Application>;
+  /**
+   * The Applications of one tenant (label `pds.dev/tenant`), without a scan of every tenant's: all Applications live in
+   * the one `PDS_ARGOCD_NAMESPACE`, whose informer list is all of them (10,000 at issue 23's size).
+   */
+  readonly applicationsOf: (team: string) => Application[];
   readonly deployments: Watched<V1Deployment>;
   /**
    * pds's Workflows that Argo has not marked completed ({@link RUNNING_WORKFLOWS}), metadata only
@@ -224,6 +229,7 @@ export class ClusterCache {
       { labelSelector: managed, trim: trimApplication },
       log,
     );
+    this.applicationsOf = labelIndex(this.applications, LABEL.tenant);
     // Running Workflows only, metadata only: Argo's labels carry the phase, and a Workflow's status (about 20 KB with
     // its nodes) is fetched when pds needs it (engine.ts). Finished ones, which Argo keeps for its TTL, are left to the
     // API server: the cache, the first list and start-up cost the same whatever Argo keeps (issue 23 item 3).
@@ -269,6 +275,41 @@ export class ClusterCache {
   async stop(): Promise<void> {
     await Promise.all(this.all.map((w) => w.stop()));
   }
+}
+
+/**
+ * An index of a watched kind by the value of one label, kept by the informer's own events (the first list's `add`s,
+ * then the watch's and any re-list's `add`, `update` and `delete`), so the objects with one value are found without
+ * a scan of all. An object whose label changes moves; one without the label is not indexed.
+ * @returns the objects (as the cache holds them) whose `label` is `value`, in no particular order.
+ */
+export function labelIndex<T extends KubernetesObject>(watched: Pick<Watched<T>, 'on'>, label: string): (value: string) => T[] {
+  const byValue = new Map<string, Map<string, T>>();
+  const valueOf = new Map<string, string>();
+  const keyOf = (obj: T) => `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+  const remove = (obj: T) => {
+    const key = keyOf(obj);
+    const value = valueOf.get(key);
+    if (value === undefined) return;
+    valueOf.delete(key);
+    const objects = byValue.get(value)!;
+    objects.delete(key);
+    if (objects.size === 0) byValue.delete(value);
+  };
+  const put = (obj: T) => {
+    remove(obj);
+    const value = obj.metadata?.labels?.[label];
+    if (value === undefined) return;
+    const key = keyOf(obj);
+    valueOf.set(key, value);
+    let objects = byValue.get(value);
+    if (!objects) byValue.set(value, (objects = new Map()));
+    objects.set(key, obj);
+  };
+  watched.on('add', put);
+  watched.on('update', put);
+  watched.on('delete', remove);
+  return (value) => [...(byValue.get(value)?.values() ?? [])];
 }
 
 /**

@@ -403,6 +403,8 @@ describe.sequential('the kubernetes backend', () => {
     const retired = await runToEnd(platform, 'retire-service', { team_name: TEAM, component_name: 'web' });
     expect(retired, retired.message).toMatchObject({ phase: 'succeeded' });
     await until('the service gone', async () => !(await platform.backend.getService(TEAM, 'web')));
+    // The Application gone from the informer is gone from its index by tenant too (listServices of one tenant reads it).
+    await until('the service gone from its tenant\'s list', async () => (await platform.backend.listServices(TEAM)).every((x) => x.name !== 'web'));
     await expect(platform.backend.status(TEAM, 'web')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const deleted = await runToEnd(platform, 'delete-tenant', { team_name: TEAM });
     expect(deleted, deleted.message).toMatchObject({ phase: 'succeeded' });
