@@ -9,12 +9,13 @@
  * the same. Phases come from the Workflow informer, which holds the running Workflows only, metadata-only (issue 23
  * item 3; `informers.ts`): a Workflow leaves it when Argo labels it `workflows.argoproj.io/completed=true`, and that
  * departure (or a final `workflows.argoproj.io/phase` label seen first) is when pds fetches it to settle it. A
- * Workflow's status (its nodes) is fetched when pds needs it: once when it settles (""/Pending/Running → `submitted` with the running step in the
- * message, Succeeded → `succeeded`, Failed/Error → `failed` with the failed node's message; the steps are kept in the
- * record, which answers from then on, and a settled workflow once read is kept in memory, final), and while it runs,
- * when a caller asks for it or follows it (one GET per resourceVersion, shared by every caller). The first replica to see a Workflow finish settles its record and audit
- * entry (an idempotent conditional update); Workflows that finished, or vanished, while pds was down are settled by
- * the ghost reconciler once the informer has listed: an unfinished record whose Workflow is not running is fetched.
+ * Workflow's status (its nodes) is fetched when pds needs it: once when it settles (""/Pending/Running → `submitted`
+ * with the running step in the message, Succeeded → `succeeded`, Failed/Error → `failed` with the failed node's
+ * message; the steps are kept in the record, which answers from then on, and a settled workflow once read is kept in
+ * memory, final), and while it runs, when a caller asks for it or follows it (one GET per resourceVersion, shared by
+ * every caller). The first replica to see a Workflow finish settles its record and audit entry (an idempotent
+ * conditional update); Workflows that finished, or vanished, while pds was down are settled by the ghost reconciler
+ * once the informer has listed: an unfinished record whose Workflow is not running is fetched.
  *
  * A deploy to a canary service (issue 22 item 3) also shows the canary steps of its release, with each step's analysis
  * result, beside Argo's steps (after `wait-rollout`): `releaseSteps` reads them from the Rollout and its AnalysisRuns
