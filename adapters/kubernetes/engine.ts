@@ -195,13 +195,14 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
 
   /** Follow Workflows through the informer, and settle ghosts now and every `reconcileEveryMs`. */
   start(): void {
-    const seen = (w: WorkflowMetadata) => void this.observe(w).catch((err: unknown) => this.options.log.error({ err, workflow: w.metadata?.name }, 'could not record a workflow change'));
-    this.options.cache.workflows.on('add', seen);
-    this.options.cache.workflows.on('update', seen);
+    const seen = (w: WorkflowMetadata, left = false) =>
+      void this.observe(w, false, left).catch((err: unknown) => this.options.log.error({ err, workflow: w.metadata?.name }, 'could not record a workflow change'));
+    this.options.cache.workflows.on('add', (w) => seen(w));
+    this.options.cache.workflows.on('update', (w) => seen(w));
     // A Workflow leaves the informer when Argo marks it completed (or it is deleted): fetch it now to settle it.
     this.options.cache.workflows.on('delete', (w) => {
       this.full.delete(w.metadata?.name ?? '');
-      void this.observe(w, false, true).catch((err: unknown) => this.options.log.error({ err, workflow: w.metadata?.name }, 'could not record a workflow change'));
+      seen(w, true);
     });
     void this.options.cache.workflows.synced.then(() => this.reconcile());
     this.timer = setInterval(() => void this.reconcile(), this.options.reconcileEveryMs ?? 60_000);
@@ -565,8 +566,9 @@ export class ArgoWorkflowEngine implements WorkflowEngine {
             await this.observe(running, true);
             continue;
           }
+          // Fetched now, its own labels say whether it finished.
           const workflow = await this.fetchWorkflow(record.name);
-          if (workflow) await this.observe(workflow, true, true);
+          if (workflow) await this.observe(workflow, true);
           // An approved workflow's Workflow is created at approval (its record's due time), not at submission.
           else if (this.now().getTime() - Math.max(Date.parse(record.startedAt), record.dueAt) > graceMs) {
             await this.settle(record, 'failed', `the Workflow ${record.name} no longer exists in ${this.options.namespace}; it was deleted before pds saw it finish`, undefined);

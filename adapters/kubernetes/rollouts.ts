@@ -425,11 +425,3 @@ async function observedCurrentSpec(kc: KubeConfig, team: string, rollout: Rollou
     throw new Upstream(`could not read the Deployment ${ref} of the Rollout of ${team}`, { cause: err });
   }
 }
-
-/**
- * The `rollout` view of `team/app` ({@link readRolloutState} without whether its status is current).
- * @throws Upstream when the Rollout cannot be read.
- */
-export async function readRolloutView(kc: KubeConfig, team: string, app: string): Promise<RolloutView | undefined> {
-  return (await readRolloutState(kc, team, app))?.view;
-}

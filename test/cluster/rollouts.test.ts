@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { kubernetesRollouts, readCanaryWorkflowSteps, readRollout, readRolloutView, rolloutView } from '../../adapters/kubernetes/rollouts.js';
+import { kubernetesRollouts, readCanaryWorkflowSteps, readRollout, readRolloutState, rolloutView } from '../../adapters/kubernetes/rollouts.js';
 import type { RolloutView } from '../../core/rollouts.js';
 import { startRolloutsController, type RolloutsStandIn } from '../fixtures/argo-rollouts-controller.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
@@ -111,7 +111,7 @@ it('reads a paused canary, promotes it, aborts the next release, and sees an ana
 
   // Who aborted it is on the Rollout, for the deploy's wait-rollout step and status to say.
   expect((await readRollout(pds, TEAM, APP))?.metadata?.annotations).toMatchObject({ 'pds.dev/aborted-by': 'alice', 'pds.dev/aborted-workflow': 'wf-2' });
-  expect(await readRolloutView(pds, TEAM, APP)).toMatchObject({ phase: 'Aborted', message: 'aborted by alice at step 1 (10%)' });
+  expect((await readRolloutState(pds, TEAM, APP))?.view).toMatchObject({ phase: 'Aborted', message: 'aborted by alice at step 1 (10%)' });
   expect(await readCanaryWorkflowSteps(pds, TEAM, APP, 'wf-2', '2000-01-01T00:00:00Z')).toMatchObject([
     { name: 'canary step 1/2: 10% of traffic to 0.3.0 for 1h, then analysis', status: 'failed', message: 'aborted by alice at step 1 (10%); rolled back to 0.2.0' },
     { name: 'canary step 2/2: 50% of traffic to 0.3.0 for 1h, then analysis', status: 'pending' },
@@ -126,7 +126,7 @@ it('reads a paused canary, promotes it, aborts the next release, and sees an ana
   expect(failed.message).toMatch(/^RolloutAborted: Rollout aborted update to revision \d+: Step-based analysis phase error\/failed: Metric "error-rate" assessed Failed/);
   // The analysis after the 10% weight is still canary step 1 (write-rollout writes setWeight, pause, analysis per step).
   expect(failed).toMatchObject({ step: 1, steps: 2 });
-  expect(await readRolloutView(pds, TEAM, APP)).toMatchObject({ phase: 'Aborted', message: 'error rate 7.2% > 5% at step 1 (10%)' });
+  expect((await readRolloutState(pds, TEAM, APP))?.view).toMatchObject({ phase: 'Aborted', message: 'error rate 7.2% > 5% at step 1 (10%)' });
   const rolledBack = await readCanaryWorkflowSteps(pds, TEAM, APP, 'wf-bad', '2000-01-01T00:00:00Z');
   expect(rolledBack).toMatchObject([{ status: 'failed', message: 'error rate 7.2% > 5% at step 1 (10%); rolled back to 0.2.0' }, { status: 'pending' }]);
 
