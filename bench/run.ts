@@ -59,6 +59,8 @@ interface Row {
   errors: number;
   /** CPU time (user + system) the server spent per request in the measured run, microseconds. */
   cpuUs: number;
+  /** The server's resident memory right after the row, MiB. */
+  rssMiB: number;
 }
 
 /**
@@ -143,6 +145,7 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
   const cpuBefore = await cpuOf(s.server);
   const r = await autocannon({ ...options, duration: seconds });
   const cpuUs = (await cpuOf(s.server)) - cpuBefore;
+  const { rss } = await ask<NodeJS.MemoryUsage>(s.server, 'rss');
   return {
     name: s.name,
     reference: s.reference,
@@ -152,6 +155,7 @@ async function drive(s: Scenario, seconds: number, connections: number): Promise
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
     cpuUs: cpuUs / Math.max(1, r.requests.total),
+    rssMiB: rss / 2 ** 20,
   };
 }
 
@@ -352,7 +356,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       process.stderr.write(`bench: ${s.name} (${seconds} s, ${connections} connections)…\n`);
       rows.push(await drive(s, seconds, connections));
     }
-    const { rss, heapUsed, heapTotal } = await ask<{ rss: number; heapUsed: number; heapTotal: number }>(pds.child, 'rss');
+    const { rss, heapUsed, heapTotal, external, arrayBuffers } = await ask<NodeJS.MemoryUsage>(pds.child, 'rss');
     const rssMiB = rss / 2 ** 20;
     // And once the load is over for a while: what V8's memory reducer (it starts 8 s after allocation slows) gives back.
     const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
@@ -365,11 +369,11 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       return ref ? r.rps / ref.rps : Number.NaN;
     };
     const table = [
-      '| scenario | req/s | p50 ms | p99 ms | × bare Koa | × its reference | server CPU µs/req | non-2xx | errors |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| scenario | req/s | p50 ms | p99 ms | × bare Koa | × its reference | server CPU µs/req | server RSS after, MiB | non-2xx | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
-          `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / base).toFixed(2)} | ${r.reference ? referenceRatio(r).toFixed(2) : '—'} | ${Math.round(r.cpuUs)} | ${r.non2xx} | ${r.errors} |`,
+          `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / base).toFixed(2)} | ${r.reference ? referenceRatio(r).toFixed(2) : '—'} | ${Math.round(r.cpuUs)} | ${r.rssMiB.toFixed(0)} | ${r.non2xx} | ${r.errors} |`,
       ),
     ].join('\n');
     const pdsRows = rows.filter((r) => !r.name.startsWith('bare '));
@@ -395,7 +399,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       '',
       table,
       '',
-      `pds resident memory idle: ${idleMiB.toFixed(0)} MiB (V8 heap in use ${(idle.heapUsed / 2 ** 20).toFixed(0)} MiB); after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} of ${(heapTotal / 2 ** 20).toFixed(0)} MiB); ${settleSeconds} s later: ${(settled.rss / 2 ** 20).toFixed(0)} MiB (V8 heap in use ${(settled.heapUsed / 2 ** 20).toFixed(0)} MiB)`,
+      `pds resident memory idle: ${idleMiB.toFixed(0)} MiB (V8 heap in use ${(idle.heapUsed / 2 ** 20).toFixed(0)} MiB); after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} of ${(heapTotal / 2 ** 20).toFixed(0)} MiB; external ${(external / 2 ** 20).toFixed(0)} MiB, of it ArrayBuffers ${(arrayBuffers / 2 ** 20).toFixed(0)} MiB); ${settleSeconds} s later: ${(settled.rss / 2 ** 20).toFixed(0)} MiB (V8 heap in use ${(settled.heapUsed / 2 ** 20).toFixed(0)} MiB)`,
       '',
       ...checks.map(([what, ok]) => `${ok ? 'PASS' : 'MISS'}  ${what}`),
     ].join('\n');

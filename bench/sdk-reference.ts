@@ -46,4 +46,5 @@ process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}
 process.on('message', (msg: { type: string }) => {
   if (msg.type === 'stop') server.close(() => process.exit(0));
   if (msg.type === 'cpu') process.send!(process.cpuUsage());
+  if (msg.type === 'rss') process.send!(process.memoryUsage());
 });

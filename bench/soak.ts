@@ -25,7 +25,9 @@
  *   and one settlement line (`workflow <name> <phase>`) in one process's log. Missing, unsettled and duplicated ones
  *   are named. Each pds's own log (JSON lines at `info`: a line per request) is written to a file, searched for
  *   secrets, and its warnings and errors (a 5xx's request line among them) are counted by message and cause and the
- *   most frequent printed: the files go with the soak's temp directory.
+ *   most frequent printed: the files go with the soak's temp directory. So are the non-2xx answers, by status, request
+ *   kind and their `error` text (digits blanked so alike refusals group), so a refusal (a 409 for a deploy still
+ *   running) can be told from a fault afterwards.
  * - **Targets** (issue 23 item 4): p99 < 50 ms every minute, and so for the log reads alone; zero 5xx; each process's
  *   RSS slope (least squares over the minutes after `SOAK_SLOPE_FROM`) < {@link RSS_SLOPE_TARGET} MiB/min; every
  *   write settled exactly once; no secret in the logs.
@@ -335,6 +337,8 @@ export async function main(): Promise<number> {
     let inflight = 0;
     let t0 = Date.now();
     const byKind: Record<string, number[]> = {};
+    /** Non-2xx answers by status, request kind and their `error` text (numbers blanked so alike refusals group). */
+    const refusals = new Map<string, number>();
     const warmupMinute = newMinute(0);
     // Round robin per request kind, so each process gets every kind in the same share.
     const turns = new Map<string, number>();
@@ -376,6 +380,17 @@ export async function main(): Promise<number> {
           if (kind.startsWith('write') && res.ok) {
             const { workflowName } = (await res.json()) as { workflowName?: unknown };
             if (typeof workflowName === 'string') accepted.push(workflowName);
+          } else if (!res.ok && !warming) {
+            const text = await res.text();
+            let error: unknown;
+            try {
+              error = (JSON.parse(text) as { error?: unknown }).error;
+            } catch {
+              error = undefined;
+            }
+            const what = typeof error === 'string' ? error.replace(/\d+/g, 'N').slice(0, 160) : text.slice(0, 80);
+            const key = `${res.status} ${kind}: ${what}`;
+            refusals.set(key, (refusals.get(key) ?? 0) + 1);
           } else {
             await res.arrayBuffer();
           }
@@ -529,6 +544,11 @@ export async function main(): Promise<number> {
     const problems = logs
       .flatMap((l, i) => [...l.problems].map(([what, times]) => ({ what, times, n: fleet[i]!.n })))
       .sort((a, b) => b.times - a.times);
+    // What each non-2xx answer said, so a refusal in the table can be told from a fault after the logs are gone.
+    const refusalLines = [...refusals].sort((a, b) => b[1] - a[1]);
+    const answerLines = refusalLines.length
+      ? ['non-2xx answers, most frequent first:', ...refusalLines.slice(0, 15).map(([what, times]) => `  ${times}× ${what}`), ...(refusalLines.length > 15 ? [`  … ${refusalLines.length - 15} more kinds`] : [])]
+      : [];
     const problemLines = [
       `pds's warnings and errors: ${problems.reduce((a, p) => a + p.times, 0)} lines${problems.length ? ', most frequent first:' : ''}`,
       ...problems.slice(0, 15).map((p) => `  ${p.times}× ${fleet.length > 1 ? `[pds ${p.n}] ` : ''}${p.what}`),
@@ -570,6 +590,7 @@ export async function main(): Promise<number> {
       '',
       ...settlementLines,
       '',
+      ...answerLines,
       ...problemLines,
       '',
       ...checks.map(([what, ok]) => `${ok ? 'PASS' : 'MISS'}  ${what}`),
