@@ -163,8 +163,9 @@ export function mcpRouter(options: McpRouteOptions): Router {
       createMcpServer: mcp.createMcpServer,
     })));
   const router = createRouter();
-  if (options.gates?.length) router.use(...options.gates);
-  router.post('/mcp', async (ctx) => {
+  // On each route rather than `router.use`, so a request a gate answers is still named `/mcp` in its line and metrics.
+  const gates = options.gates ?? [];
+  router.post('/mcp', ...gates, async (ctx) => {
     if (!originAllowed(ctx.get('origin') || undefined, config)) {
       ctx.status = 403;
       ctx.body = { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Origin ${ctx.get('origin')} is not allowed to call this MCP endpoint (PDS_ALLOWED_ORIGINS)` } };
@@ -213,7 +214,7 @@ export function mcpRouter(options: McpRouteOptions): Router {
     ctx.respond = false;
     await serve(ctx.req, ctx.res, ctx.request.body, build);
   });
-  router.all('/mcp', (ctx) => {
+  router.all('/mcp', ...gates, (ctx) => {
     ctx.status = 405;
     ctx.set('Allow', 'POST');
     ctx.body = { error: 'this MCP endpoint is stateless (no sessions, no SSE stream): send JSON-RPC with POST' };

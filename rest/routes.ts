@@ -122,9 +122,10 @@ function pinnedMatch(tool: AnyTool, params: Record<string, string | undefined>):
  */
 export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: Doors, gates: Middleware[] = [], streams?: StreamRoutes): Router {
   const router = createRouter();
-  if (gates.length > 0) router.use(...gates);
+  // The gates sit on each route, not on `router.use`: a use-layer would name the request's route by its own pattern
+  // in the request line and the metrics whenever a gate answers (a 401, a 429), instead of by the route.
   for (const stream of streams?.streams ?? []) {
-    router.get(koaPath(stream.rest.path), async (ctx) => {
+    router.get(koaPath(stream.rest.path), ...gates, async (ctx) => {
       const door = ctx.get(DOOR_HEADER).toLowerCase() === 'mcp' ? doors.mcp : doors.rest;
       const gone = clientGone(ctx);
       const events = await observeToolCall(ctx, 'rest', stream.name, () =>
@@ -168,9 +169,9 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: 
       }
       ctx.body = bodyBytes(output, body);
     };
-    if (method === 'GET') router.get(koaPath(path), handler);
-    else if (method === 'PUT') router.put(koaPath(path), handler);
-    else router.post(koaPath(path), handler);
+    if (method === 'GET') router.get(koaPath(path), ...gates, handler);
+    else if (method === 'PUT') router.put(koaPath(path), ...gates, handler);
+    else router.post(koaPath(path), ...gates, handler);
   }
   return router;
 }

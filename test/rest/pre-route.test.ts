@@ -116,16 +116,38 @@ describe('a pre-routed read', () => {
     expect(await metric(/^pds_tool_calls_total\{tool="platform_list_operations",door="rest",outcome="ok"\} (\d+)/m)).toBeGreaterThan(0);
   });
 
-  it('refuses a caller over the limit with 429, and one without a token with 401', async () => {
+  it('refuses a caller over the limit with 429, and one without a token with 401, each named by its route', async () => {
+    const counted = (status: number) => metric(new RegExp(`^pds_http_requests_total\\{method="GET",route="\\/api\\/v1\\/operations",status="${status}"\\} (\\d+)`, 'm'));
+    const [before429, before401] = [await counted(429), await counted(401)];
     const user = unique('carol');
     for (let i = 0; i < MAX; i++) expect((await read(user)).status).toBe(200);
     const refused = await read(user);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(await lineOf(refused.headers.get('x-request-id'))).toMatchObject({ method: 'GET', status: 429, limit: 'refused', code: 'RATE_LIMITED' });
+    expect(await lineOf(refused.headers.get('x-request-id'))).toMatchObject({
+      method: 'GET',
+      route: '/api/v1/operations',
+      status: 429,
+      limit: 'refused',
+      code: 'RATE_LIMITED',
+    });
     const anonymous = await read(undefined);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/resource_metadata=/);
+    expect(await lineOf(anonymous.headers.get('x-request-id'))).toMatchObject({ method: 'GET', route: '/api/v1/operations', status: 401 });
+    await expect.poll(() => counted(429), { timeout: 10_000 }).toBe(before429 + 1);
+    await expect.poll(() => counted(401), { timeout: 10_000 }).toBe(before401 + 1);
+  });
+
+  it('names a route with parameters and /mcp by their routes when authentication refuses them', async () => {
+    const operation = await fetch(`${pds.url}/api/v1/operations/create-tenant`, { headers: FORWARDED });
+    expect(operation.status).toBe(401);
+    expect(await lineOf(operation.headers.get('x-request-id'))).toMatchObject({ method: 'GET', route: '/api/v1/operations/:name', status: 401 });
+    const mcp = await fetch(`${pds.url}/mcp`, { method: 'POST', headers: { ...FORWARDED, 'content-type': 'application/json' }, body: '{}' });
+    expect(mcp.status).toBe(401);
+    expect(await lineOf(mcp.headers.get('x-request-id'))).toMatchObject({ method: 'POST', route: '/mcp', status: 401 });
+    const text = await (await fetch(`${pds.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    expect(text).not.toMatch(/route="[^"]*\(\?:/);
   });
 
   it('checks the token scopes in invoke()', async () => {
