@@ -7,8 +7,8 @@
  * `BENCH_K8S_ITERATIONS` times (default 5000): p50/p99 latency, and API server requests per read counted by the
  * platform's kubeconfig (every authenticated request: calls, watches, log reads). Target: 0 requests per warm read.
  * Also start-up (caches filled) time. Then the same reads through HTTP: pds (`PDS_BACKEND=kubernetes`, compiled, with
- * the image's Node flags or `BENCH_PDS_FLAGS`, and `--expose-gc`) in its own process on the same cluster and database, its kubeconfig through a proxy that counts its API server requests
- * (test/fixtures/counting-proxy.ts), driven by autocannon for `BENCH_K8S_HTTP_SECONDS` per route (default 5;
+ * the image's Node flags or `BENCH_PDS_FLAGS`, and `--expose-gc`) in its own process on the same cluster and database,
+ * its kubeconfig through a proxy that counts its API server requests (test/fixtures/counting-proxy.ts), driven by autocannon for `BENCH_K8S_HTTP_SECONDS` per route (default 5;
  * loopback, so the per-user limit is exempt) as a platform admin. Needs the envtest binaries
  * (`scripts/envtest/build.sh`).
  *
@@ -291,9 +291,10 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const secret = 'bench-k8s-secret-'.padEnd(48, 'x');
+    // The image's Node flags (or BENCH_PDS_FLAGS), as the other pds rows run, and a GC to call before reading memory.
+    const childFlags = [...pdsNodeFlags(), '--expose-gc'];
     const child = forkEntry('pds-server', {
-      // The image's Node flags (or BENCH_PDS_FLAGS), as the other pds rows run, and a GC to call before reading memory.
-      execArgv: [...pdsNodeFlags(), '--expose-gc'],
+      execArgv: childFlags,
       // Its log lines dropped, as in the other bench rows (here one warning naming the tenants without an AppProject).
       stdio: 'ignore',
       env: {
@@ -352,7 +353,7 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
         http.push({ name, p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx, requestsPerRead: calls / Math.max(1, r.requests.total) });
       }
       childLines = [
-        `pds server process (PDS_BACKEND=kubernetes, compiled, ${[...pdsNodeFlags(), '--expose-gc'].join(' ')}): ready ${childStartMs.toFixed(0)} ms after fork; after a full GC: ${ready} when ready, ${await childMemory()} after the HTTP reads`,
+        `pds server process (PDS_BACKEND=kubernetes, compiled, ${childFlags.join(' ')}): ready ${childStartMs.toFixed(0)} ms after fork; after a full GC: ${ready} when ready, ${await childMemory()} after the HTTP reads`,
         `API server requests of its start-up (lists and the AppProject pass; watches aside): ${startupRequests}`,
       ];
     }

@@ -26,8 +26,8 @@
  *   are named. Each pds's own log (JSON lines at `info`: a line per request) is written to a file, searched for
  *   secrets, and its warnings and errors (a 5xx's request line among them) are counted by message and cause and the
  *   most frequent printed: the files go with the soak's temp directory. So are the non-2xx answers, by status, request
- *   kind and their `error` text (digits blanked so alike refusals group), so a refusal (a 409 for a deploy still
- *   running) can be told from a fault afterwards.
+ *   kind and their `error` text (digits blanked so alike refusals group), so a refusal (a 409, say) can be told from
+ *   a fault afterwards.
  * - **Targets** (issue 23 item 4): p99 < 50 ms every minute, and so for the log reads alone; zero 5xx; each process's
  *   RSS slope (least squares over the minutes after `SOAK_SLOPE_FROM`) < {@link RSS_SLOPE_TARGET} MiB/min; every
  *   write settled exactly once; no secret in the logs.
@@ -544,15 +544,17 @@ export async function main(): Promise<number> {
     const problems = logs
       .flatMap((l, i) => [...l.problems].map(([what, times]) => ({ what, times, n: fleet[i]!.n })))
       .sort((a, b) => b.times - a.times);
+    /** The 15 most frequent of `counted` (sorted, most first), one indented line each, and how many kinds were left. */
+    const mostFrequent = (counted: { what: string; times: number }[]) => [
+      ...counted.slice(0, 15).map((c) => `  ${c.times}× ${c.what}`),
+      ...(counted.length > 15 ? [`  … ${counted.length - 15} more kinds`] : []),
+    ];
     // What each non-2xx answer said, so a refusal in the table can be told from a fault after the logs are gone.
-    const refusalLines = [...refusals].sort((a, b) => b[1] - a[1]);
-    const answerLines = refusalLines.length
-      ? ['non-2xx answers, most frequent first:', ...refusalLines.slice(0, 15).map(([what, times]) => `  ${times}× ${what}`), ...(refusalLines.length > 15 ? [`  … ${refusalLines.length - 15} more kinds`] : [])]
-      : [];
+    const answers = [...refusals].map(([what, times]) => ({ what, times })).sort((a, b) => b.times - a.times);
+    const answerLines = answers.length ? ['non-2xx answers, most frequent first:', ...mostFrequent(answers)] : [];
     const problemLines = [
       `pds's warnings and errors: ${problems.reduce((a, p) => a + p.times, 0)} lines${problems.length ? ', most frequent first:' : ''}`,
-      ...problems.slice(0, 15).map((p) => `  ${p.times}× ${fleet.length > 1 ? `[pds ${p.n}] ` : ''}${p.what}`),
-      ...(problems.length > 15 ? [`  … ${problems.length - 15} more kinds`] : []),
+      ...mostFrequent(problems.map((p) => ({ what: `${fleet.length > 1 ? `[pds ${p.n}] ` : ''}${p.what}`, times: p.times }))),
     ];
     const slopes = fleet.map((p, i) => ({ p, ...rssSlope(rows.map((r) => (r.m.rss[i] === undefined ? undefined : r.m.rss[i]! / 2 ** 20)), slopeAfter) }));
     const slopeTarget = `RSS slope after minute ${slopeAfter} < ${RSS_SLOPE_TARGET} MiB/min`;

@@ -61,7 +61,7 @@ export function recordedParameters(contract: AnyOperationContract, params: Reado
 }
 
 /** Characters of a workflow name's random suffix (see {@link workflowNameFor}). */
-export const WORKFLOW_SUFFIX_LENGTH = 10;
+const WORKFLOW_SUFFIX_LENGTH = 10;
 
 /**
  * `<operation>-<10 characters>`, DNS-safe and easy to read aloud. Names are unique in the record store for as long as
