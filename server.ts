@@ -4,6 +4,7 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { Script } from 'node:vm';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
@@ -114,6 +115,36 @@ function logMemory(log: Logger, phase: 'modules' | 'platform' | 'app' | 'listen'
     { phase, rssMiB: mib(rss), heapTotalMiB: mib(heapTotal), heapUsedMiB: mib(heapUsed), externalMiB: mib(external), arrayBuffersMiB: mib(arrayBuffers) },
     `memory after start-up phase ${phase}: RSS ${mib(rss)} MiB, V8 heap ${mib(heapUsed)} MiB used`,
   );
+}
+
+/** How often {@link keepMemoryReducerAwake} compiles its empty script, seconds (under the ~110 s it lasts). */
+const MEMORY_REDUCER_TICK_SECONDS = 30;
+
+/**
+ * Keep V8's memory reducer able to give memory back after a load, on Node 24 and later (issue 23; BENCHMARKS.md
+ * "Seventh pass: the memory reducer on Node 24"). Returns a function that stops it.
+ *
+ * The reducer wakes 8 s after a full collection and starts a memory-reducing one (which also frees the young
+ * generation's pooled pages) only when the young generation, the old generation and the embedder heap (cppgc) all
+ * allocate slowly. Since V8 13.1 ("[gc] Use exponential decay for allocation speed",
+ * https://chromium-review.googlesource.com/c/v8/v8/+/5935313) an embedder rate that never saw an allocation is exactly
+ * 0, and `ComputeMutatorUtilizationImpl` in https://github.com/nodejs/node/blob/v24.21.0/deps/v8/src/heap/heap.cc
+ * reads a rate of 0 as the highest: `--trace-mutator-utilization` prints `Embedder mutator utilization = 0.000
+ * (mutator_speed=0, …)` and `--trace-memory-reducer` `high alloc` on every tick, so a pds on Node 24 kept what a load
+ * had grown until V8's 100 s watchdog, or for good while ordinary collections kept resetting that. Node allocates on
+ * cppgc only for `node:vm` (its `ContextifyScript`), so one empty `vm.Script` every
+ * {@link MEMORY_REDUCER_TICK_SECONDS} s keeps the rate above 0: it decays with a 100 ms half-life and reaches 0 again
+ * only after about 110 s. Costs one compile of an empty script per period; on Node 20 (V8 11, no cppgc there) it
+ * changes nothing.
+ */
+function keepMemoryReducerAwake(): () => void {
+  const tick = () => {
+    new Script('', { filename: 'pds-memory-reducer-tick' });
+  };
+  tick();
+  const timer = setInterval(tick, MEMORY_REDUCER_TICK_SECONDS * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**
@@ -257,6 +288,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   await once(http, 'listening');
   const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort, config.host) : undefined;
   logMemory(log, 'listen');
+  const stopMemoryReducerTick = keepMemoryReducerAwake();
   // Requests in flight, for the drain; once draining, every answer closes its connection after itself.
   const inflight = new Set<ServerResponse>();
   let drained: (() => void) | undefined;
@@ -271,6 +303,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   let closed: Promise<void> | undefined;
   const release = () =>
     (closed ??= (async () => {
+      stopMemoryReducerTick();
       metricsServer?.close();
       metricsServer?.closeAllConnections();
       await platform.close();

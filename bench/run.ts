@@ -16,8 +16,9 @@
  * `BENCH_ENGINE=postgres` (pds's records on a PostgreSQL server of its own; default SQLite), `BENCH_PDS_FLAGS` (pds's
  * Node flags instead of the image's), `BENCH_REFERENCE_FLAGS` (the references' Node flags; `pds` for pds's; default none),
  * `BENCH_PDS_STDOUT` (a file for pds's stdout: its log lines, `--trace-gc`).
- * pds's resident memory is taken idle (a second after start-up), at the end of the run (issue 23: ≤ 110 and
- * ≤ 150 MiB), and `BENCH_SETTLE_SECONDS` (default 10) later, unloaded.
+ * pds's resident memory is taken a second after start-up, again `BENCH_IDLE_SECONDS` (default 20) later, still idle,
+ * once V8's memory reducer has had its two 8 s looks (the idle goal of issue 23, ≤ 110 MiB, is checked on this one;
+ * both are printed), at the end of the run (≤ 150 MiB), and `BENCH_SETTLE_SECONDS` (default 30) later, unloaded.
  *
  * Then the record-store scenario (`store.ts`; `BENCH_ONLY=store` runs it alone, see there for its variables), the
  * records scenario through HTTP (`records-http.ts`; `BENCH_ONLY=records` runs it alone), and the kubernetes-backend
@@ -246,8 +247,12 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       process.env.BENCH_PDS_STDOUT ? openSync(process.env.BENCH_PDS_STDOUT, 'w') : 'ignore',
     );
     cleanups.push(() => stop(pds.child));
-    // Idle: started, nothing asked yet but its readiness; a second for start-up's garbage to be collected.
+    // Idle: started, nothing asked yet but its readiness; a second for start-up's garbage to be collected, then as long
+    // again as V8's memory reducer takes to look twice (8 s each) and give back what start-up left.
     await new Promise((resolve) => setTimeout(resolve, 1000));
+    const started = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
+    const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
+    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
     const idle = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
     const idleMiB = idle.rss / 2 ** 20;
     const hello = await spawnServer('hello', {}, referenceNodeFlags());
@@ -358,8 +363,9 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
     }
     const { rss, heapUsed, heapTotal, external, arrayBuffers } = await ask<NodeJS.MemoryUsage>(pds.child, 'rss');
     const rssMiB = rss / 2 ** 20;
-    // And once the load is over for a while: what V8's memory reducer (it starts 8 s after allocation slows) gives back.
-    const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
+    // And once the load is over for a while: what V8's memory reducer gives back (it looks 8 s after the last full
+    // collection and every 8 s after, and acts once allocation is slow; the first look usually still sees the load).
+    const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 30);
     await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
     const settled = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
 
@@ -388,7 +394,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       [`authenticated REST read ≥ 0.40× bare Koa (worst token form: ${restWorst.toFixed(2)}×)`, restWorst >= 0.4],
       [`MCP tools/call ≥ 0.25× bare Koa (${ratio('MCP tools/call (same read)').toFixed(2)}×)`, ratio('MCP tools/call (same read)') >= 0.25],
       [`p99 < 25 ms at ${connections} connections (worst pds row: ${Math.max(...pdsRows.map((r) => r.p99))} ms)`, pdsRows.every((r) => r.p99 < 25)],
-      [`pds resident memory idle ≤ 110 MiB (${idleMiB.toFixed(0)} MiB)`, idleMiB <= 110],
+      [`pds resident memory idle ≤ 110 MiB (${idleMiB.toFixed(0)} MiB after ${idleSeconds + 1} s; ${(started.rss / 2 ** 20).toFixed(0)} MiB a second after start-up)`, idleMiB <= 110],
       [`pds resident memory after the run ≤ 150 MiB (${rssMiB.toFixed(0)} MiB)`, rssMiB <= 150],
       ['no non-2xx answers and no errors', rows.every((r) => r.non2xx === 0 && r.errors === 0)],
     ];
@@ -399,7 +405,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       '',
       table,
       '',
-      `pds resident memory idle: ${idleMiB.toFixed(0)} MiB (V8 heap in use ${(idle.heapUsed / 2 ** 20).toFixed(0)} MiB); after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} of ${(heapTotal / 2 ** 20).toFixed(0)} MiB; external ${(external / 2 ** 20).toFixed(0)} MiB, of it ArrayBuffers ${(arrayBuffers / 2 ** 20).toFixed(0)} MiB); ${settleSeconds} s later: ${(settled.rss / 2 ** 20).toFixed(0)} MiB (V8 heap in use ${(settled.heapUsed / 2 ** 20).toFixed(0)} MiB)`,
+      `pds resident memory a second after start-up: ${(started.rss / 2 ** 20).toFixed(0)} MiB (V8 heap in use ${(started.heapUsed / 2 ** 20).toFixed(0)} MiB); idle ${idleSeconds} s longer: ${idleMiB.toFixed(0)} MiB (V8 heap in use ${(idle.heapUsed / 2 ** 20).toFixed(0)} MiB); after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} of ${(heapTotal / 2 ** 20).toFixed(0)} MiB; external ${(external / 2 ** 20).toFixed(0)} MiB, of it ArrayBuffers ${(arrayBuffers / 2 ** 20).toFixed(0)} MiB); ${settleSeconds} s later: ${(settled.rss / 2 ** 20).toFixed(0)} MiB (V8 heap in use ${(settled.heapUsed / 2 ** 20).toFixed(0)} MiB)`,
       '',
       ...checks.map(([what, ok]) => `${ok ? 'PASS' : 'MISS'}  ${what}`),
     ].join('\n');
