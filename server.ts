@@ -134,8 +134,9 @@ const MEMORY_REDUCER_TICK_SECONDS = 30;
  * had grown until V8's 100 s watchdog, or for good while ordinary collections kept resetting that. Node allocates on
  * cppgc only for `node:vm` (its `ContextifyScript`), so one empty `vm.Script` every
  * {@link MEMORY_REDUCER_TICK_SECONDS} s keeps the rate above 0: it decays with a 100 ms half-life and reaches 0 again
- * only after about 110 s. Costs one compile of an empty script per period; on Node 20 (V8 11, no cppgc there) it
- * changes nothing.
+ * only after about 110 s. Costs one compile of an empty script per period. Node 20's V8 (11) kept a floor of
+ * 1 byte/ms under that rate, so there it changes nothing. `test/artifact/image.test.ts` runs the image's `CMD` with
+ * `--trace-memory-reducer` and waits for the reducer's collection after a load.
  */
 function keepMemoryReducerAwake(): () => void {
   const tick = () => {
