@@ -8,9 +8,9 @@
  * platform's kubeconfig (every authenticated request: calls, watches, log reads). Target: 0 requests per warm read.
  * Also start-up (caches filled) time. Then the same reads through HTTP: pds (`PDS_BACKEND=kubernetes`, compiled, with
  * the image's Node flags or `BENCH_PDS_FLAGS`, and `--expose-gc`) in its own process on the same cluster and database,
- * its kubeconfig through a proxy that counts its API server requests (test/fixtures/counting-proxy.ts), driven by autocannon for `BENCH_K8S_HTTP_SECONDS` per route (default 5;
- * loopback, so the per-user limit is exempt) as a platform admin. Needs the envtest binaries
- * (`scripts/envtest/build.sh`).
+ * its kubeconfig through a proxy that counts its API server requests (test/fixtures/counting-proxy.ts), driven by
+ * autocannon for `BENCH_K8S_HTTP_SECONDS` per route (default 5; loopback, so the per-user limit is exempt) as a
+ * platform admin. Needs the envtest binaries (`scripts/envtest/build.sh`).
  *
  * `BENCH_K8S_WORKFLOWS` (default 0; bench only, never in `npm test`) adds that many finished Argo Workflows with a
  * realistic status (9 `Pod` nodes and the stored template spec, about 20 KB each, as a deploy leaves them; the status

@@ -27,6 +27,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -249,10 +250,10 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
     cleanups.push(() => stop(pds.child));
     // Idle: started, nothing asked yet but its readiness; a second for start-up's garbage to be collected, then as long
     // again as V8's memory reducer takes to look twice (8 s each) and give back what start-up left.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
     const started = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
     const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
-    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+    await sleep(idleSeconds * 1000);
     const idle = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
     const idleMiB = idle.rss / 2 ** 20;
     const hello = await spawnServer('hello', {}, referenceNodeFlags());
@@ -363,10 +364,12 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
     }
     const { rss, heapUsed, heapTotal, external, arrayBuffers } = await ask<NodeJS.MemoryUsage>(pds.child, 'rss');
     const rssMiB = rss / 2 ** 20;
+    /** Bytes as whole MiB, for the report. */
+    const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
     // And once the load is over for a while: what V8's memory reducer gives back (it looks 8 s after the last full
     // collection and every 8 s after, and acts once allocation is slow; the first look usually still sees the load).
     const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 30);
-    await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
+    await sleep(settleSeconds * 1000);
     const settled = await ask<{ rss: number; heapUsed: number }>(pds.child, 'rss');
 
     const base = rows[0]!.rps;
@@ -394,8 +397,8 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       [`authenticated REST read ≥ 0.40× bare Koa (worst token form: ${restWorst.toFixed(2)}×)`, restWorst >= 0.4],
       [`MCP tools/call ≥ 0.25× bare Koa (${ratio('MCP tools/call (same read)').toFixed(2)}×)`, ratio('MCP tools/call (same read)') >= 0.25],
       [`p99 < 25 ms at ${connections} connections (worst pds row: ${Math.max(...pdsRows.map((r) => r.p99))} ms)`, pdsRows.every((r) => r.p99 < 25)],
-      [`pds resident memory idle ≤ 110 MiB (${idleMiB.toFixed(0)} MiB after ${idleSeconds + 1} s; ${(started.rss / 2 ** 20).toFixed(0)} MiB a second after start-up)`, idleMiB <= 110],
-      [`pds resident memory after the run ≤ 150 MiB (${rssMiB.toFixed(0)} MiB)`, rssMiB <= 150],
+      [`pds resident memory idle ≤ 110 MiB (${mib(idle.rss)} MiB after ${idleSeconds + 1} s; ${mib(started.rss)} MiB a second after start-up)`, idleMiB <= 110],
+      [`pds resident memory after the run ≤ 150 MiB (${mib(rss)} MiB)`, rssMiB <= 150],
       ['no non-2xx answers and no errors', rows.every((r) => r.non2xx === 0 && r.errors === 0)],
     ];
     const cpu = (await import('node:os')).cpus();
@@ -405,7 +408,7 @@ async function httpBenchmark(only: string[] | undefined): Promise<{ report: stri
       '',
       table,
       '',
-      `pds resident memory a second after start-up: ${(started.rss / 2 ** 20).toFixed(0)} MiB (V8 heap in use ${(started.heapUsed / 2 ** 20).toFixed(0)} MiB); idle ${idleSeconds} s longer: ${idleMiB.toFixed(0)} MiB (V8 heap in use ${(idle.heapUsed / 2 ** 20).toFixed(0)} MiB); after the run: ${rssMiB.toFixed(0)} MiB (V8 heap in use ${(heapUsed / 2 ** 20).toFixed(0)} of ${(heapTotal / 2 ** 20).toFixed(0)} MiB; external ${(external / 2 ** 20).toFixed(0)} MiB, of it ArrayBuffers ${(arrayBuffers / 2 ** 20).toFixed(0)} MiB); ${settleSeconds} s later: ${(settled.rss / 2 ** 20).toFixed(0)} MiB (V8 heap in use ${(settled.heapUsed / 2 ** 20).toFixed(0)} MiB)`,
+      `pds resident memory a second after start-up: ${mib(started.rss)} MiB (V8 heap in use ${mib(started.heapUsed)} MiB); idle ${idleSeconds} s longer: ${mib(idle.rss)} MiB (V8 heap in use ${mib(idle.heapUsed)} MiB); after the run: ${mib(rss)} MiB (V8 heap in use ${mib(heapUsed)} of ${mib(heapTotal)} MiB; external ${mib(external)} MiB, of it ArrayBuffers ${mib(arrayBuffers)} MiB); ${settleSeconds} s later: ${mib(settled.rss)} MiB (V8 heap in use ${mib(settled.heapUsed)} MiB)`,
       '',
       ...checks.map(([what, ok]) => `${ok ? 'PASS' : 'MISS'}  ${what}`),
     ].join('\n');
