@@ -18,6 +18,7 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextp
 import { classifyInboundRequest, createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { McpServerBuilder } from './mcp.js';
+import { JsonExchangeTransport, jsonExchangeMessage } from './mcp-json-exchange.js';
 
 /** Serves one authenticated MCP POST; see {@link createMcpHttpHandler}. */
 export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse, body: unknown, build: McpServerBuilder) => Promise<void>;
@@ -64,6 +65,13 @@ export function createMcpHttpHandler(log: Logger = silentLogger): McpHttpHandler
     }
     const server = build();
     server.onerror = onerror;
+    const message = jsonExchangeMessage(req, body);
+    if (message) {
+      const exchange = new JsonExchangeTransport(res);
+      await server.connect(exchange);
+      await exchange.handle(message);
+      return;
+    }
     const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
     res.on('close', () => {
       void transport.close();

@@ -1,0 +1,103 @@
+/**
+ * A Node transport for the commonest stateless MCP exchange: one JSON-RPC request in one POST, answered with one JSON
+ * body (MCP spec 2025-11-25 "Transports", Streamable HTTP: "the server MUST either return Content-Type:
+ * text/event-stream … or Content-Type: application/json"). It implements the SDK's public `Transport` interface
+ * (`@modelcontextprotocol/server`'s `Transport`, the one its own `PerRequestHTTPServerTransport` implements), so the
+ * SDK's `Server` still does all of JSON-RPC: dispatch, the era ladder, result validation and error responses. What it
+ * leaves out is the SDK's Node transport's round trip through WHATWG `Request` and `Response` objects, which cost
+ * about a third of a `tools/call` (BENCHMARKS.md, "Eighth pass").
+ *
+ * Only exchanges whose answer cannot differ from the SDK transport's come here ({@link jsonExchangeMessage}); every
+ * other request (a notification, `initialize`, a progress token that needs SSE, a header the SDK would refuse) goes
+ * to `NodeStreamableHTTPServerTransport` as before, which answers it exactly as it did.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  isInitializeRequest,
+  isJsonContentType,
+  parseJSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type Transport,
+} from '@modelcontextprotocol/server';
+
+/**
+ * The message of a POST this transport may answer, or `undefined` when the SDK's transport must: the body is one
+ * JSON-RPC request other than `initialize`, without a progress token (whose notifications need SSE); `Accept` names
+ * both `application/json` and `text/event-stream` and `Content-Type` is JSON (else the SDK answers 406 or 415); and
+ * `MCP-Protocol-Version` is absent or one the SDK supports (else 400). The message is parsed with the SDK's
+ * `parseJSONRPCMessage`, as its transport parses it.
+ * @param body the parsed request body (`rest/mcp.ts` has read it and refused batches).
+ */
+export function jsonExchangeMessage(req: IncomingMessage, body: unknown): JSONRPCRequest | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { id, method, params } = body as { id?: unknown; method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
+  if (id === undefined || typeof method !== 'string' || method === 'initialize') return undefined;
+  if (params?._meta?.progressToken !== undefined) return undefined;
+  const accept = req.headers.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isJsonContentType(req.headers['content-type'] ?? null)) return undefined;
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && (typeof version !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+  let message: JSONRPCMessage;
+  try {
+    message = parseJSONRPCMessage(body);
+  } catch {
+    return undefined;
+  }
+  return 'id' in message && 'method' in message && !isInitializeRequest(message) ? (message as JSONRPCRequest) : undefined;
+}
+
+/**
+ * One exchange: {@link JsonExchangeTransport.handle} hands the request to the connected server and writes the response
+ * to that request as `200 application/json`, as the SDK's transport does in its JSON response mode. Notifications and
+ * server-to-client requests related to the call are dropped, as there (a client that wants progress sends a progress
+ * token and is served over SSE by the SDK). If the client goes away first, the transport closes, which aborts the
+ * handler (the SDK's `Protocol` aborts in-flight handlers when its transport closes).
+ */
+export class JsonExchangeTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  #answered = false;
+  #closed = false;
+  #id: JSONRPCRequest['id'] | undefined;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  async start(): Promise<void> {}
+
+  /** Delivers `message` to the server; resolves once its response is written, or the client is gone. */
+  handle(message: JSONRPCRequest): Promise<void> {
+    this.#id = message.id;
+    const done = new Promise<void>((resolve) => {
+      this.res.once('finish', resolve);
+      this.res.once('close', () => {
+        if (!this.#answered) void this.close();
+        resolve();
+      });
+    });
+    this.onmessage?.(message);
+    return done;
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#answered || this.#closed) return;
+    // The server's answer to the request: a result or an error with its id (a cheap look; the SDK's own predicates
+    // validate the whole result again, which its encoder has just done).
+    if (!('result' in message || 'error' in message) || !('id' in message) || message.id !== this.#id) return;
+    this.#answered = true;
+    // Encoded once: measuring the string's UTF-8 length and then writing it would encode it twice.
+    const body = Buffer.from(JSON.stringify(message));
+    this.res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+    this.res.end(body);
+  }
+
+  /** Closes without answering (the client left): the server aborts the handler. After an answer nothing is pending. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}
