@@ -187,8 +187,9 @@ export function createRestApp(options: RestAppOptions): Koa {
     ...(options.publicRoutes ?? []),
     mcp,
   ];
-  // Fixed-path reads skip the routers, not the gates (rest/pre-route.ts).
+  // Fixed-path reads and `POST /mcp` skip the routers, not the gates (rest/pre-route.ts).
   app.use(preRoute(api, routers).middleware);
+  app.use(preRoute(mcp, routers.slice(0, routers.indexOf(mcp)), 'POST').middleware);
   for (const router of [...routers, api]) app.use(router.routes());
   return app;
 }

@@ -1,6 +1,7 @@
 /**
- * Pre-routed tool reads (issue 23 item 2): a `GET` to a tool route with a fixed path (`/api/v1/operations`,
- * `/api/v1/tenants`, …) is found with one map look-up instead of being offered to every router in turn. Each
+ * Pre-routed tool reads and MCP calls (issue 23 item 2): a `GET` to a tool route with a fixed path
+ * (`/api/v1/operations`, `/api/v1/tenants`, …), and a `POST /mcp`, is found with one map look-up instead of being
+ * offered to every router in turn. Each
  * @koa/router dispatch runs the path against every layer of its router and composes the matched layers anew for each
  * request; a REST read passed a dozen routers, the tool router's own being the longest, before its gates ran.
  *
@@ -36,34 +37,35 @@ function compose(middleware: readonly Middleware[]): (ctx: Context, next: Next) 
   };
 }
 
-/** True when some layer of `router` with methods (a route, not `router.use`) matches `path`. */
+/** True when some layer of `router` with methods (a route, not `router.use`) matches `path`, for any method. */
 function routesPath(router: Router, path: string): boolean {
   return router.match(path, 'GET').path.some((layer) => layer.methods.length > 0);
 }
 
 /**
- * Koa middleware answering the fixed-path `GET` routes of `target` directly; mount it where `earlier` were mounted
+ * Koa middleware answering the fixed-path `method` routes of `target` directly; mount it where `earlier` were mounted
  * before `target`, ahead of them.
- * @param target the tool router (`rest/routes.ts`), mounted after `earlier`.
+ * @param target the tool router (`rest/routes.ts`) or the MCP router (`rest/mcp.ts`), mounted after `earlier`.
  * @param earlier every router mounted before `target`, in order.
+ * @param method the method pre-routed: `GET` (tool reads) or `POST` (`/mcp`).
  * @returns the middleware, and the paths it pre-routes (for tests and the start-up log).
  * @example
  * const { middleware } = preRoute(api, [health, console, mcp]);
  * app.use(middleware); for (const r of [health, console, mcp, api]) app.use(r.routes());
  */
-export function preRoute(target: Router, earlier: readonly Router[]): { middleware: Middleware; paths: string[] } {
+export function preRoute(target: Router, earlier: readonly Router[], method: 'GET' | 'POST' = 'GET'): { middleware: Middleware; paths: string[] } {
   const routes = new Map<string, (ctx: Context, next: Next) => Promise<void>>();
   for (const route of target.stack) {
     const path = route.path;
-    if (typeof path !== 'string' || route.paramNames.length > 0 || !route.methods.includes('GET')) continue;
+    if (typeof path !== 'string' || route.paramNames.length > 0 || !route.methods.includes(method)) continue;
     if (routes.has(path) || earlier.some((router) => routesPath(router, path))) continue;
-    const found = target.match(path, 'GET');
+    const found = target.match(path, method);
     // A literal path: the route's own pattern matches its text and nothing in it is a pattern character.
     if (!found.route || !route.match(path)) continue;
     routes.set(path, routeOf(target, path, found.path, found.pathAndMethod));
   }
   const middleware: Middleware = (ctx, next) => {
-    if (ctx.method !== 'GET') return next();
+    if (ctx.method !== method) return next();
     const route = routes.get(ctx.path);
     return route ? route(ctx, next) : next();
   };

@@ -5,10 +5,12 @@
  *
  * Routing by protocol era, as the SDK classifies it (`classifyInboundRequest`, the same predicate `createMcpHandler`
  * uses):
- * - 2025-11-25 and earlier (no per-request `_meta` envelope): a per-request `NodeStreamableHTTPServerTransport`,
- *   answering JSON — or an SSE stream when the request carries a progress token, so progress notifications can flow.
- *   Measured faster than `createMcpHandler`'s legacy leg (BENCHMARKS.md), which always streams and converts every
- *   request into a WHATWG `Request`.
+ * - 2025-11-25 and earlier (no per-request `_meta` envelope): one JSON-RPC request that can only be answered with
+ *   JSON goes through {@link JsonExchangeTransport} (`mcp-json-exchange.ts`: the SDK's `Server` on a Node transport
+ *   of ours, without the WHATWG `Request`/`Response` round trip). Everything else — `initialize`, notifications, a
+ *   progress token (answered as SSE, so progress notifications can flow), headers the SDK refuses — goes through a
+ *   per-request `NodeStreamableHTTPServerTransport`. Both were measured faster than `createMcpHandler`'s legacy leg
+ *   (BENCHMARKS.md), which always streams and converts every request into a WHATWG `Request`.
  * - 2026-07-28 (and every request the SDK's validation ladder refuses): `createMcpHandler` in strict mode, which owns
  *   `server/discover`, the SEP-2243 header checks and `input_required`; it answers JSON and switches to SSE when a
  *   handler sends a notification before its result.

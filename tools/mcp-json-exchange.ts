@@ -49,6 +49,54 @@ export function jsonExchangeMessage(req: IncomingMessage, body: unknown): JSONRP
   return 'id' in message && 'method' in message && !isInitializeRequest(message) ? (message as JSONRPCRequest) : undefined;
 }
 
+/** A tool's output and `JSON.stringify` of it, as {@link JsonExchangeTransport.noteStructuredOutput} receives them. */
+export interface StructuredOutput {
+  output: object;
+  json: string;
+}
+
+type Entries = Record<string, unknown>;
+
+/** A plain record `JSON.stringify` would serialise key by key (no array, no `toJSON`). */
+function isRecord(value: unknown): value is Entries {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as Entries).toJSON !== 'function';
+}
+
+/** Whether `copy` has the same own enumerable keys as `original`, in the same order, with identical values. */
+function sameEntries(copy: Entries, original: Entries): boolean {
+  const keys = Object.keys(copy);
+  const originalKeys = Object.keys(original);
+  if (keys.length !== originalKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== originalKeys[i] || copy[keys[i]] !== original[keys[i]]) return false;
+  return true;
+}
+
+/** `{…}` of `record` as `JSON.stringify` writes it, each value's JSON made by `json` (`undefined`: left out). */
+function objectJson(record: Entries, json: (key: string, value: unknown) => string | undefined): string {
+  const members: string[] = [];
+  for (const key of Object.keys(record)) {
+    const text = json(key, record[key]);
+    if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${members.join(',')}}`;
+}
+
+/**
+ * `JSON.stringify(message)`, the same text, but when `message.result.structuredContent` is a copy of `structured.output`
+ * with the same entries (the SDK validates a `tools/call` result into a shallow copy), its JSON is `structured.json`
+ * rather than a second serialisation of the output. Anything else is serialised by `JSON.stringify` alone.
+ * @example serializeResponse({ jsonrpc: '2.0', id: 1, result: { structuredContent: { a: 1 } } }) // '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a":1}}}'
+ */
+export function serializeResponse(message: JSONRPCMessage, structured?: StructuredOutput): string {
+  const result = (message as { result?: unknown }).result;
+  const content = isRecord(result) ? result.structuredContent : undefined;
+  const reusable =
+    structured && isRecord(message) && isRecord(result) && isRecord(content) && isRecord(structured.output) && sameEntries(content, structured.output);
+  if (!reusable) return JSON.stringify(message);
+  const resultJson = objectJson(result, (key, value) => (key === 'structuredContent' ? structured.json : JSON.stringify(value)));
+  return objectJson(message, (key, value) => (key === 'result' ? resultJson : JSON.stringify(value)));
+}
+
 /**
  * One exchange: {@link JsonExchangeTransport.handle} hands the request to the connected server and writes the response
  * to that request as `200 application/json`, as the SDK's transport does in its JSON response mode. Notifications and
@@ -63,6 +111,7 @@ export class JsonExchangeTransport implements Transport {
   #answered = false;
   #closed = false;
   #id: JSONRPCRequest['id'] | undefined;
+  #structured: StructuredOutput | undefined;
 
   constructor(private readonly res: ServerResponse) {}
 
@@ -82,6 +131,15 @@ export class JsonExchangeTransport implements Transport {
     return done;
   }
 
+  /**
+   * Called by a `tools/call` handler with its output and the JSON text of it the handler has already made for the
+   * result's text block (`tools/mcp.ts`), so the response reuses that text for `structuredContent` rather than
+   * serialising the output a second time ({@link serializeResponse}).
+   */
+  noteStructuredOutput(output: object, json: string): void {
+    this.#structured = { output, json };
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#answered || this.#closed) return;
     // The server's answer to the request: a result or an error with its id (a cheap look; the SDK's own predicates
@@ -89,7 +147,7 @@ export class JsonExchangeTransport implements Transport {
     if (!('result' in message || 'error' in message) || !('id' in message) || message.id !== this.#id) return;
     this.#answered = true;
     // Encoded once: measuring the string's UTF-8 length and then writing it would encode it twice.
-    const body = Buffer.from(JSON.stringify(message));
+    const body = Buffer.from(serializeResponse(message, this.#structured));
     this.res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
     this.res.end(body);
   }

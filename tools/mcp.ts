@@ -38,6 +38,7 @@ import { confirmingCaller } from './confirm-with-person.js';
 import type { AnyTool } from './define.js';
 import { InputRequired, type Answer, type CallInteraction } from './interaction.js';
 import { outputJson } from './invoke.js';
+import type { JsonExchangeTransport } from './mcp-json-exchange.js';
 import { ERROR_CODE_META, ICON_PATH, SERVER_INFO } from './mcp-edge.js';
 import { complete } from './mcp-completions.js';
 import { getPrompt, PROMPTS } from './mcp-prompts.js';
@@ -234,7 +235,11 @@ export function createMcpServer(tools: readonly AnyTool[], call: ToolCaller, opt
     }
     try {
       const output = (await run(tool, request.params.arguments ?? {}, interactionOf(server, ctx, sealed))) as Record<string, unknown>;
-      const content: CallToolResult['content'] = [{ type: 'text', text: outputJson(output) }];
+      const json = outputJson(output);
+      // A JSON exchange (tools/mcp-json-exchange.ts) writes `structuredContent` from this text instead of serialising
+      // the output twice; other transports have no such method.
+      (server.transport as Partial<Pick<JsonExchangeTransport, 'noteStructuredOutput'>> | undefined)?.noteStructuredOutput?.(output, json);
+      const content: CallToolResult['content'] = [{ type: 'text', text: json }];
       if (submitsWorkflow(tool) && typeof output.workflowName === 'string') content.push(workflowLink(output.workflowName));
       return { content, structuredContent: output };
     } catch (err) {

@@ -167,8 +167,64 @@ describe('a pre-routed read', () => {
   });
 });
 
+describe('a pre-routed MCP call (POST /mcp)', () => {
+  async function callMcp(user: string, method = 'POST') {
+    const secret = await loadOrCreateSecret(pds.config.jwtSecret, pds.dataDir);
+    const token = await issueSelfToken(secret, pds.config.baseUrl, { sub: user, groups: [] }, 600);
+    const res = await fetch(`${pds.url}/mcp?toolsets=catalog`, {
+      method,
+      headers: { ...FORWARDED, authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      ...(method === 'POST' && {
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'platform_list_operations', arguments: {} } }),
+      }),
+    });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  }
+
+  it('is found without asking any router, and passes every gate: the limit in Redis, the request line, the metrics', async () => {
+    const user = unique('frank');
+    const before = await metric(/^pds_tool_calls_total\{tool="platform_list_operations",door="mcp",outcome="ok"\} (\d+)/m);
+    const match = vi.spyOn(Router.prototype, 'match');
+    let res;
+    try {
+      res = await callMcp(user);
+      expect(match).not.toHaveBeenCalled();
+    } finally {
+      match.mockRestore();
+    }
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text).result.structuredContent.items).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'create-tenant' })]));
+    expect(res.headers.get('ratelimit-remaining')).toBe(String(MAX - 1));
+    expect(await redis.zcard(`${namespace}:${user}`)).toBe(1);
+    expect(await lineOf(res.headers.get('x-request-id'))).toMatchObject({
+      method: 'POST',
+      route: '/mcp',
+      status: 200,
+      user,
+      tool: 'platform_list_operations',
+      outcome: 'ok',
+      limit: 'allowed',
+    });
+    await expect
+      .poll(() => metric(/^pds_tool_calls_total\{tool="platform_list_operations",door="mcp",outcome="ok"\} (\d+)/m), { timeout: 10_000 })
+      .toBe(before + 1);
+  });
+
+  it('refuses a call over the limit (an isError result an agent can read), and leaves GET /mcp to the routers (405)', async () => {
+    const user = unique('grace');
+    for (let i = 0; i < MAX; i++) expect(JSON.parse((await callMcp(user)).text).result.isError).toBeUndefined();
+    const refused = await callMcp(user);
+    expect(refused.status).toBe(200);
+    expect(JSON.parse(refused.text).result).toMatchObject({ isError: true });
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    const get = await callMcp(unique('grace'), 'GET');
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+});
+
 describe('preRoute', () => {
-  it('takes only fixed GET paths that no earlier router routes', () => {
+  it('takes only fixed paths of its method that no earlier router routes', () => {
     const earlier = createRouter();
     earlier.get('/taken', () => undefined);
     earlier.post('/posted', () => undefined);
@@ -177,5 +233,7 @@ describe('preRoute', () => {
     for (const path of ['/taken', '/posted', '/free', '/with/:param']) target.get(path, () => undefined);
     target.post('/written', () => undefined);
     expect(preRoute(target, [earlier]).paths).toEqual(['/free']);
+    target.post('/taken', () => undefined);
+    expect(preRoute(target, [earlier], 'POST').paths).toEqual(['/written']);
   });
 });

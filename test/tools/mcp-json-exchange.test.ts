@@ -15,7 +15,8 @@ import { InvalidParams } from '../../core/errors.js';
 import { defineTool, type AnyTool, type ToolContext } from '../../tools/define.js';
 import { createMcpServer, type ToolCaller } from '../../tools/mcp.js';
 import { createMcpHttpHandler } from '../../tools/mcp-http.js';
-import { JsonExchangeTransport, jsonExchangeMessage } from '../../tools/mcp-json-exchange.js';
+import { JsonExchangeTransport, jsonExchangeMessage, serializeResponse } from '../../tools/mcp-json-exchange.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Signals of calls to the waiting tool, in the order they started. */
 const waits: AbortSignal[] = [];
@@ -171,6 +172,36 @@ describe('answers as the SDK transport does', () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
     expect(JSON.parse(bytes.toString('utf8')).result.structuredContent).toEqual({ text: 'héllo — ✓' });
+  });
+});
+
+describe('serializeResponse: the output serialised once', () => {
+  const output = { items: [{ name: 'deploy', note: 'é "quoted" \\ — ✓' }], count: 1, when: new Date(0) };
+  const json = JSON.stringify(output);
+  const message = (structuredContent: object, extra: object = {}) =>
+    ({ result: { content: [{ type: 'text', text: json }], structuredContent, ...extra }, jsonrpc: '2.0', id: 7 }) as unknown as JSONRPCMessage;
+
+  it('writes what JSON.stringify writes, for a copy of the output and for anything else', () => {
+    const cases: JSONRPCMessage[] = [
+      message({ ...output }),
+      message(output),
+      message({ ...output }, { isError: undefined, _meta: { a: 1 } }),
+      message({ ...output, extra: true }),
+      message({ count: 1, items: output.items, when: output.when }),
+      message({ ...output, items: [...output.items] }),
+      { jsonrpc: '2.0', id: 'x', error: { code: -32601, message: 'Method not found' } },
+      { jsonrpc: '2.0', id: 1, result: {} },
+    ];
+    for (const m of cases) expect(serializeResponse(m, { output, json }), JSON.stringify(m)).toBe(JSON.stringify(m));
+  });
+
+  it('reuses the noted JSON only for a copy with the same entries in the same order', () => {
+    const marker = { output, json: '{"noted":true}' };
+    expect(serializeResponse(message({ ...output }), marker)).toContain('"structuredContent":{"noted":true}');
+    for (const other of [{ ...output, extra: true }, { count: 1, items: output.items, when: output.when }, { ...output, items: [...output.items] }]) {
+      expect(serializeResponse(message(other), marker)).not.toContain('noted');
+    }
+    expect(serializeResponse(message({ ...output }))).toBe(JSON.stringify(message({ ...output })));
   });
 });
 
