@@ -198,9 +198,17 @@ export function mcpRouter(options: McpRouteOptions): Router {
       return answerError(ctx, 403, INVALID_REQUEST, scopeRefusal.message);
     }
     // The SDK aborts a call whose connection closed as well; this makes ending an abandoned wait pds's own promise.
-    const gone = clientGone(ctx);
-    const call: ToolCaller = (tool, args, interaction) =>
-      observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, { ...interaction, signal: AbortSignal.any([interaction.signal, gone]) }));
+    // Made at the first read, as for REST (rest/routes.ts): most calls never wait.
+    const call: ToolCaller = (tool, args, interaction) => {
+      let signal: AbortSignal | undefined;
+      const withGone: CallInteraction = {
+        ...interaction,
+        get signal() {
+          return (signal ??= AbortSignal.any([interaction.signal, clientGone(ctx)]));
+        },
+      };
+      return observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, withGone));
+    };
     const { serve, createMcpServer } = await load();
     const build = () =>
       createMcpServer(selected, call, {

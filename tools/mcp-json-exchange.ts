@@ -71,30 +71,49 @@ function sameEntries(copy: Entries, original: Entries): boolean {
   return true;
 }
 
-/** `{…}` of `record` as `JSON.stringify` writes it, each value's JSON made by `json` (`undefined`: left out). */
-function objectJson(record: Entries, json: (key: string, value: unknown) => string | undefined): string {
-  const members: string[] = [];
-  for (const key of Object.keys(record)) {
-    const text = json(key, record[key]);
-    if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+/**
+ * `record` as `JSON.stringify` writes it, in two pieces around the value of `key` (which the caller writes between
+ * them): `{"a":1,"key":` and `,"b":2}`. Other values are serialised by `JSON.stringify`; one it leaves out
+ * (`undefined`, a function) is left out here too.
+ */
+function around(record: Entries, key: string): [string, string] {
+  const before: string[] = [];
+  const after: string[] = [];
+  let side = before;
+  for (const name of Object.keys(record)) {
+    if (name === key) {
+      side = after;
+      continue;
+    }
+    const json = JSON.stringify(record[name]) as string | undefined;
+    if (json !== undefined) side.push(`${JSON.stringify(name)}:${json}`);
   }
-  return `{${members.join(',')}}`;
+  return [`{${before.map((m) => `${m},`).join('')}${JSON.stringify(key)}:`, `${after.map((m) => `,${m}`).join('')}}`];
 }
 
 /**
- * `JSON.stringify(message)`, the same text, but when `message.result.structuredContent` is a copy of `structured.output`
- * with the same entries (the SDK validates a `tools/call` result into a shallow copy), its JSON is `structured.json`
- * rather than a second serialisation of the output. Anything else is serialised by `JSON.stringify` alone.
- * @example serializeResponse({ jsonrpc: '2.0', id: 1, result: { structuredContent: { a: 1 } } }) // '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a":1}}}'
+ * The text of `JSON.stringify(message)`, in pieces to write one after the other. When `message.result.structuredContent`
+ * is a copy of `structured.output` with the same entries (the SDK validates a `tools/call` result into a shallow copy),
+ * the middle piece is `structured.json` itself rather than a second serialisation of the output, and no piece holds a
+ * copy of it. Anything else is one piece from `JSON.stringify`.
  */
-export function serializeResponse(message: JSONRPCMessage, structured?: StructuredOutput): string {
+export function responsePieces(message: JSONRPCMessage, structured?: StructuredOutput): string[] {
   const result = (message as { result?: unknown }).result;
   const content = isRecord(result) ? result.structuredContent : undefined;
   const reusable =
     structured && isRecord(message) && isRecord(result) && isRecord(content) && isRecord(structured.output) && sameEntries(content, structured.output);
-  if (!reusable) return JSON.stringify(message);
-  const resultJson = objectJson(result, (key, value) => (key === 'structuredContent' ? structured.json : JSON.stringify(value)));
-  return objectJson(message, (key, value) => (key === 'result' ? resultJson : JSON.stringify(value)));
+  if (!reusable) return [JSON.stringify(message)];
+  const [messageBefore, messageAfter] = around(message, 'result');
+  const [resultBefore, resultAfter] = around(result, 'structuredContent');
+  return [messageBefore + resultBefore, structured.json, resultAfter + messageAfter];
+}
+
+/**
+ * `JSON.stringify(message)`, the same text, joined from {@link responsePieces}.
+ * @example serializeResponse({ jsonrpc: '2.0', id: 1, result: { structuredContent: { a: 1 } } }) // '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a":1}}}'
+ */
+export function serializeResponse(message: JSONRPCMessage, structured?: StructuredOutput): string {
+  return responsePieces(message, structured).join('');
 }
 
 /**
@@ -146,10 +165,16 @@ export class JsonExchangeTransport implements Transport {
     // validate the whole result again, which its encoder has just done).
     if (!('result' in message || 'error' in message) || !('id' in message) || message.id !== this.#id) return;
     this.#answered = true;
-    // Encoded once: measuring the string's UTF-8 length and then writing it would encode it twice.
-    const body = Buffer.from(serializeResponse(message, this.#structured));
-    this.res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-    this.res.end(body);
+    // Written piece by piece, corked into one write: the output's JSON is sent as it is, never copied into a
+    // joined string (each copy of a 24 KB answer was as much garbage again).
+    const pieces = responsePieces(message, this.#structured);
+    let length = 0;
+    for (const piece of pieces) length += Buffer.byteLength(piece);
+    this.res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
+    this.res.cork();
+    for (const piece of pieces) this.res.write(piece);
+    this.res.end();
+    this.res.uncork();
   }
 
   /** Closes without answering (the client left): the server aborts the handler. After an answer nothing is pending. */

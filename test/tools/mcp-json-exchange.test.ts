@@ -15,7 +15,7 @@ import { InvalidParams } from '../../core/errors.js';
 import { defineTool, type AnyTool, type ToolContext } from '../../tools/define.js';
 import { createMcpServer, type ToolCaller } from '../../tools/mcp.js';
 import { createMcpHttpHandler } from '../../tools/mcp-http.js';
-import { JsonExchangeTransport, jsonExchangeMessage, serializeResponse } from '../../tools/mcp-json-exchange.js';
+import { JsonExchangeTransport, jsonExchangeMessage, responsePieces, serializeResponse } from '../../tools/mcp-json-exchange.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Signals of calls to the waiting tool, in the order they started. */
@@ -202,6 +202,13 @@ describe('serializeResponse: the output serialised once', () => {
       expect(serializeResponse(message(other), marker)).not.toContain('noted');
     }
     expect(serializeResponse(message({ ...output }))).toBe(JSON.stringify(message({ ...output })));
+  });
+
+  it('writes the noted JSON as a piece of its own, never copied into another', () => {
+    const pieces = responsePieces(message({ ...output }), { output, json });
+    expect(pieces).toHaveLength(3);
+    expect(pieces[1]).toBe(json);
+    expect(pieces[0].endsWith('"structuredContent":')).toBe(true);
   });
 });
 
