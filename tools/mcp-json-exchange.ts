@@ -71,31 +71,41 @@ function sameEntries(copy: Entries, original: Entries): boolean {
   return true;
 }
 
-/**
- * `record` as `JSON.stringify` writes it, in two pieces around the value of `key` (which the caller writes between
- * them): `{"a":1,"key":` and `,"b":2}`. Other values are serialised by `JSON.stringify`; one it leaves out
- * (`undefined`, a function) is left out here too.
- */
-function around(record: Entries, key: string): [string, string] {
-  const before: string[] = [];
-  const after: string[] = [];
-  let side = before;
-  for (const name of Object.keys(record)) {
-    if (name === key) {
-      side = after;
-      continue;
-    }
-    const json = JSON.stringify(record[name]) as string | undefined;
-    if (json !== undefined) side.push(`${JSON.stringify(name)}:${json}`);
+/** Below this many characters, adjacent pieces are joined: a copy that small costs less than another chunk to write. */
+const SMALL_PIECE = 256;
+
+/** Text gathered in pieces; a large piece (a value's JSON) is kept as it is, never copied into a joined string. */
+class Pieces {
+  readonly list: string[] = [];
+  add(text: string): void {
+    const last = this.list.length - 1;
+    if (last >= 0 && text.length < SMALL_PIECE && this.list[last].length < SMALL_PIECE) this.list[last] += text;
+    else this.list.push(text);
   }
-  return [`{${before.map((m) => `${m},`).join('')}${JSON.stringify(key)}:`, `${after.map((m) => `,${m}`).join('')}}`];
+}
+
+/**
+ * Adds `record` as `JSON.stringify` writes it, member by member, each value's JSON a piece of its own; the value of
+ * `key` is written by `value` instead. A value `JSON.stringify` leaves out (`undefined`, a function) is left out here.
+ */
+function addObject(pieces: Pieces, record: Entries, key: string, value: () => void): void {
+  let separator = '{';
+  for (const name of Object.keys(record)) {
+    const json = name === key ? '' : (JSON.stringify(record[name]) as string | undefined);
+    if (json === undefined) continue;
+    pieces.add(`${separator}${JSON.stringify(name)}:`);
+    separator = ',';
+    if (name === key) value();
+    else pieces.add(json);
+  }
+  pieces.add(separator === '{' ? '{}' : '}');
 }
 
 /**
  * The text of `JSON.stringify(message)`, in pieces to write one after the other. When `message.result.structuredContent`
  * is a copy of `structured.output` with the same entries (the SDK validates a `tools/call` result into a shallow copy),
- * the middle piece is `structured.json` itself rather than a second serialisation of the output, and no piece holds a
- * copy of it. Anything else is one piece from `JSON.stringify`.
+ * its piece is `structured.json` itself rather than a second serialisation of the output, and no large value is
+ * copied into a joined string. Anything else is one piece from `JSON.stringify`.
  */
 export function responsePieces(message: JSONRPCMessage, structured?: StructuredOutput): string[] {
   const result = (message as { result?: unknown }).result;
@@ -103,9 +113,9 @@ export function responsePieces(message: JSONRPCMessage, structured?: StructuredO
   const reusable =
     structured && isRecord(message) && isRecord(result) && isRecord(content) && isRecord(structured.output) && sameEntries(content, structured.output);
   if (!reusable) return [JSON.stringify(message)];
-  const [messageBefore, messageAfter] = around(message, 'result');
-  const [resultBefore, resultAfter] = around(result, 'structuredContent');
-  return [messageBefore + resultBefore, structured.json, resultAfter + messageAfter];
+  const pieces = new Pieces();
+  addObject(pieces, message, 'result', () => addObject(pieces, result, 'structuredContent', () => pieces.add(structured.json)));
+  return pieces.list;
 }
 
 /**
