@@ -1,11 +1,13 @@
 /**
  * A Node transport for the commonest stateless MCP exchange: one JSON-RPC request in one POST, answered with one JSON
  * body (MCP spec 2025-11-25 "Transports", Streamable HTTP: "the server MUST either return Content-Type:
- * text/event-stream … or Content-Type: application/json"). It implements the SDK's public `Transport` interface
- * (`@modelcontextprotocol/server`'s `Transport`, the one its own `PerRequestHTTPServerTransport` implements), so the
- * SDK's `Server` still does all of JSON-RPC: dispatch, the era ladder, result validation and error responses. What it
- * leaves out is the SDK's Node transport's round trip through WHATWG `Request` and `Response` objects, which cost
- * about a third of a `tools/call` (BENCHMARKS.md, "Eighth pass").
+ * text/event-stream … or Content-Type: application/json";
+ * https://modelcontextprotocol.io/specification/2025-11-25/basic/transports). It implements the SDK's public
+ * `Transport` interface (`@modelcontextprotocol/server`'s `Transport`, the one its own `PerRequestHTTPServerTransport`
+ * implements), so the SDK's `Server` still does all of JSON-RPC: dispatch, the era ladder, result validation and error
+ * responses. What it leaves out is the SDK's Node transport's round trip through WHATWG `Request` and `Response`
+ * objects. With the output serialised once and the answer written in pieces ({@link responsePieces}), pds's CPU per
+ * `tools/call` fell by 25–40 % (BENCHMARKS.md, "Third pass: MCP answers through a JSON exchange of our own").
  *
  * Only exchanges whose answer cannot differ from the SDK transport's come here ({@link jsonExchangeMessage}); every
  * other request (a notification, `initialize`, a progress token that needs SSE, a header the SDK would refuse) goes
