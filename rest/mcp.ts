@@ -28,7 +28,7 @@ import { insufficientScopeForCall, protoKeyToolCall } from '../tools/mcp-edge.js
 import type { McpHttpHandler } from '../tools/mcp-http.js';
 import { protectedResourceMetadataUrl } from '../core/names.js';
 import { selectToolsets, toolsIn, type Toolset } from '../tools/toolsets.js';
-import { clientGone } from './client-gone.js';
+import { withClientGone } from './client-gone.js';
 import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
 
@@ -198,17 +198,8 @@ export function mcpRouter(options: McpRouteOptions): Router {
       return answerError(ctx, 403, INVALID_REQUEST, scopeRefusal.message);
     }
     // The SDK aborts a call whose connection closed as well; this makes ending an abandoned wait pds's own promise.
-    // Made at the first read, as for REST (rest/routes.ts): most calls never wait.
-    const call: ToolCaller = (tool, args, interaction) => {
-      let signal: AbortSignal | undefined;
-      const withGone: CallInteraction = {
-        ...interaction,
-        get signal() {
-          return (signal ??= AbortSignal.any([interaction.signal, clientGone(ctx)]));
-        },
-      };
-      return observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, withGone));
-    };
+    const call: ToolCaller = (tool, args, interaction) =>
+      observeToolCall(ctx, 'mcp', tool.name, () => options.run(tool, args, identity, withClientGone(ctx, interaction)));
     const { serve, createMcpServer } = await load();
     const build = () =>
       createMcpServer(selected, call, {

@@ -17,7 +17,7 @@ import { NO_INTERACTION, type CallInteraction } from '../tools/interaction.js';
 import { outputJson } from '../tools/invoke.js';
 import type { Identity } from '../auth/identity.js';
 import { jsonObjectBody, queryParameters } from './body.js';
-import { clientGone } from './client-gone.js';
+import { clientGone, withClientGone } from './client-gone.js';
 import { observeToolCall } from './request-log.js';
 import { createRouter } from './router.js';
 import { setHeader } from './headers.js';
@@ -144,15 +144,7 @@ export function toolRouter(tools: readonly AnyTool[], run: RouteInvoker, doors: 
       if (!tool) throw unmatched(key, bound, ctx.params);
       const door = ctx.get(DOOR_HEADER).toLowerCase() === 'mcp' ? doors.mcp : doors.rest;
       // No progress or questions over REST; the signal ends a wait (wait_seconds) whose caller went away.
-      // Made at the first read: most calls never wait, and a controller and a listener per request were 1.3 % of a
-      // REST read's CPU (BENCHMARKS.md).
-      let gone: AbortSignal | undefined;
-      const interaction: CallInteraction = {
-        ...NO_INTERACTION,
-        get signal() {
-          return (gone ??= clientGone(ctx));
-        },
-      };
+      const interaction = withClientGone(ctx, NO_INTERACTION);
       const output = await observeToolCall(ctx, 'rest', tool.name, () => run(tool, requestInput(tool, ctx), ctx.state.identity as Identity, door, interaction));
       const body = outputJson(output);
       ctx.type = 'application/json';

@@ -108,6 +108,7 @@ function addObject(pieces: Pieces, record: Entries, key: string, value: () => vo
  * is a copy of `structured.output` with the same entries (the SDK validates a `tools/call` result into a shallow copy),
  * its piece is `structured.json` itself rather than a second serialisation of the output, and no large value is
  * copied into a joined string. Anything else is one piece from `JSON.stringify`.
+ * @example responsePieces({ jsonrpc: '2.0', id: 1, result: { isError: false } }) // ['{"jsonrpc":"2.0","id":1,"result":{"isError":false}}']
  */
 export function responsePieces(message: JSONRPCMessage, structured?: StructuredOutput): string[] {
   const result = (message as { result?: unknown }).result;
@@ -118,14 +119,6 @@ export function responsePieces(message: JSONRPCMessage, structured?: StructuredO
   const pieces = new Pieces();
   addObject(pieces, message, 'result', () => addObject(pieces, result, 'structuredContent', () => pieces.add(structured.json)));
   return pieces.list;
-}
-
-/**
- * `JSON.stringify(message)`, the same text, joined from {@link responsePieces}.
- * @example serializeResponse({ jsonrpc: '2.0', id: 1, result: { structuredContent: { a: 1 } } }) // '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a":1}}}'
- */
-export function serializeResponse(message: JSONRPCMessage, structured?: StructuredOutput): string {
-  return responsePieces(message, structured).join('');
 }
 
 /**
@@ -165,7 +158,7 @@ export class JsonExchangeTransport implements Transport {
   /**
    * Called by a `tools/call` handler with its output and the JSON text of it the handler has already made for the
    * result's text block (`tools/mcp.ts`), so the response reuses that text for `structuredContent` rather than
-   * serialising the output a second time ({@link serializeResponse}).
+   * serialising the output a second time ({@link responsePieces}).
    */
   noteStructuredOutput(output: object, json: string): void {
     this.#structured = { output, json };

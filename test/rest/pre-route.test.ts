@@ -69,6 +69,20 @@ async function lineOf(requestId: string | null): Promise<Record<string, unknown>
   return find()!;
 }
 
+/** The caller's one request was counted in Redis, and its request line names the route, the tool and an allowed call. */
+async function expectCountedAndLogged(res: { headers: Headers }, user: string, method: string, route: string): Promise<void> {
+  expect(await redis.zcard(`${namespace}:${user}`)).toBe(1);
+  expect(await lineOf(res.headers.get('x-request-id'))).toMatchObject({
+    method,
+    route,
+    status: 200,
+    user,
+    tool: 'platform_list_operations',
+    outcome: 'ok',
+    limit: 'allowed',
+  });
+}
+
 async function metric(pattern: RegExp): Promise<number> {
   const res = await fetch(`${pds.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   const match = pattern.exec(await res.text());
@@ -100,16 +114,7 @@ describe('a pre-routed read', () => {
     expect(res.headers.get('ratelimit-remaining')).toBe(String(MAX - 1));
     expect(res.headers.get('etag')).toMatch(/^W\/"sha256-/);
     expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
-    expect(await redis.zcard(`${namespace}:${user}`)).toBe(1);
-    expect(await lineOf(res.headers.get('x-request-id'))).toMatchObject({
-      method: 'GET',
-      route: '/api/v1/operations',
-      status: 200,
-      user,
-      tool: 'platform_list_operations',
-      outcome: 'ok',
-      limit: 'allowed',
-    });
+    await expectCountedAndLogged(res, user, 'GET', '/api/v1/operations');
     await expect
       .poll(() => metric(/^pds_http_requests_total\{method="GET",route="\/api\/v1\/operations",status="200"\} (\d+)/m), { timeout: 10_000 })
       .toBe(before + 1);
@@ -195,16 +200,7 @@ describe('a pre-routed MCP call (POST /mcp)', () => {
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text).result.structuredContent.items).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'create-tenant' })]));
     expect(res.headers.get('ratelimit-remaining')).toBe(String(MAX - 1));
-    expect(await redis.zcard(`${namespace}:${user}`)).toBe(1);
-    expect(await lineOf(res.headers.get('x-request-id'))).toMatchObject({
-      method: 'POST',
-      route: '/mcp',
-      status: 200,
-      user,
-      tool: 'platform_list_operations',
-      outcome: 'ok',
-      limit: 'allowed',
-    });
+    await expectCountedAndLogged(res, user, 'POST', '/mcp');
     await expect
       .poll(() => metric(/^pds_tool_calls_total\{tool="platform_list_operations",door="mcp",outcome="ok"\} (\d+)/m), { timeout: 10_000 })
       .toBe(before + 1);

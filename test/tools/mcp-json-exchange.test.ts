@@ -15,7 +15,7 @@ import { InvalidParams } from '../../core/errors.js';
 import { defineTool, type AnyTool, type ToolContext } from '../../tools/define.js';
 import { createMcpServer, type ToolCaller } from '../../tools/mcp.js';
 import { createMcpHttpHandler } from '../../tools/mcp-http.js';
-import { JsonExchangeTransport, jsonExchangeMessage, responsePieces, serializeResponse } from '../../tools/mcp-json-exchange.js';
+import { JsonExchangeTransport, jsonExchangeMessage, responsePieces, type StructuredOutput } from '../../tools/mcp-json-exchange.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Signals of calls to the waiting tool, in the order they started. */
@@ -175,7 +175,10 @@ describe('answers as the SDK transport does', () => {
   });
 });
 
-describe('serializeResponse: the output serialised once', () => {
+/** The whole text the exchange writes for `message`. */
+const serializeResponse = (message: JSONRPCMessage, structured?: StructuredOutput) => responsePieces(message, structured).join('');
+
+describe('responsePieces: the output serialised once', () => {
   const output = { items: [{ name: 'deploy', note: 'é "quoted" \\ — ✓' }], count: 1, when: new Date(0) };
   const json = JSON.stringify(output);
   const message = (structuredContent: object, extra: object = {}) =>
