@@ -7,16 +7,18 @@
  *   separate the cost of moving pds's response bodies from pds's own work).
  * - `GET /bytes?bytes=N` answers the same document as bytes encoded once, as pds sends a frozen read's answer.
  * - `GET /gated?bytes=N` answers those bytes behind the gates a pds read passes, each at its simplest on the library pds
- *   uses for it: the SHA-256 of the `Authorization` header looked up in a `Map` (pds's token cache), the 300/min
- *   per-user limit counted in Redis by koa-ratelimit's Redis limiter (async-ratelimiter; `REDIS_URL`), one pino line per
+ *   uses for it: the `Authorization` header's `tokenHash` (`auth/token-cache.ts`) looked up in a `Map`, the 300/min
+ *   per-user limit counted in Redis by koa-ratelimit's Redis limiter (async-ratelimiter) on a `connectRedis` client
+ *   (`adapters/redis/connect.ts`, `REDIS_URL`), one pino line per
  *   request to stdout, and a prom-client counter and histogram. It is the floor of what pds's gates cost on Koa
  *   (BENCHMARKS.md, "Request path").
  */
 import { once } from 'node:events';
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context } from 'koa';
+import { tokenHash } from '../auth/token-cache.js';
+import { connectRedis } from '../adapters/redis/connect.js';
 
 const documents = new Map<number, { filler: string }>();
 const encoded = new Map<number, Buffer>();
@@ -38,13 +40,13 @@ type Gate = (ctx: Context) => Promise<void>;
 let gate: Promise<Gate> | undefined;
 async function makeGate(): Promise<Gate> {
   const require = createRequire(import.meta.url);
-  const { Redis } = await import('ioredis');
   const { pino } = await import('pino');
   const { Counter, Histogram, Registry } = await import('prom-client');
   const Limiter = require('koa-ratelimit/limiter/redis.js') as new (options: object) => {
     get(options: { id: string }): Promise<{ remaining: number; reset: number; total: number }>;
   };
-  const redis = new Redis(process.env.REDIS_URL!, { enableAutoPipelining: true });
+  // pds's connection settings (auto-pipelining, timeouts) and pds's token hash: only the gates' own logic is left out.
+  const redis = await connectRedis(process.env.REDIS_URL!);
   const limiter = new Limiter({ id: 'floor', db: redis, max: 300, duration: 60_000, namespace: 'bench:floor' });
   const log = pino();
   const registers = [new Registry()];
@@ -53,7 +55,7 @@ async function makeGate(): Promise<Gate> {
   const users = new Map<string, string>();
   return async (ctx) => {
     const started = performance.now();
-    const hash = createHash('sha256').update(ctx.get('authorization')).digest('base64url');
+    const hash = tokenHash(ctx.get('authorization'));
     let user = users.get(hash);
     if (!user) users.set(hash, (user = `user-${users.size}`));
     const count = await limiter.get({ id: user });
