@@ -10,7 +10,10 @@
  * the image's Node flags or `BENCH_PDS_FLAGS`, and `--expose-gc`) in its own process on the same cluster and database,
  * its kubeconfig through a proxy that counts its API server requests (test/fixtures/counting-proxy.ts), driven by
  * autocannon for `BENCH_K8S_HTTP_SECONDS` per route (default 5; loopback, so the per-user limit is exempt) as a
- * platform admin. Needs the envtest binaries (`scripts/envtest/build.sh`).
+ * platform admin, then again at a fixed `BENCH_K8S_HTTP_RATE` requests per second (default 1,000; 0 leaves it out),
+ * open loop from a process of its own (`bench/open-loop.ts`), for every route whose full speed is at least twice that.
+ * `BENCH_PDS_STDOUT=<file>` keeps that pds's stdout (what `--trace-gc` in `BENCH_PDS_FLAGS` prints). Needs the
+ * envtest binaries (`scripts/envtest/build.sh`).
  *
  * `BENCH_K8S_WORKFLOWS` (default 0; bench only, never in `npm test`) adds that many finished Argo Workflows with a
  * realistic status (9 `Pod` nodes and the stored template spec, about 20 KB each, as a deploy leaves them; the status
@@ -24,7 +27,7 @@
  * over `BENCH_K8S_SETTLES` workflows (default 20). Caches may take up to `BENCH_K8S_SYNC_TIMEOUT_S` (default 600) to
  * fill in the bench process, so a slow start-up is measured rather than cut off.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, openSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -32,6 +35,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
+import { openLoopInChild, type OpenLoopResult } from './open-loop.js';
 import { CustomObjectsApi, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -286,6 +290,7 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
 
     log('kubernetes: the same reads through HTTP (pds in its own process, its API server requests counted by a proxy)');
     const seconds = Number(process.env.BENCH_K8S_HTTP_SECONDS ?? 5);
+    const fixedRate = Number(process.env.BENCH_K8S_HTTP_RATE ?? 1000);
     const proxy = await startCountingProxy(server.kubeconfigPath, path.join(dataDir, 'counted.kubeconfig'));
     cleanups.push(() => proxy.stop());
     const port = await freePort();
@@ -295,8 +300,9 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
     const childFlags = [...pdsNodeFlags(), '--expose-gc'];
     const child = forkEntry('pds-server', {
       execArgv: childFlags,
-      // Its log lines dropped, as in the other bench rows (here one warning naming the tenants without an AppProject).
-      stdio: 'ignore',
+      // Its log lines dropped, as in the other bench rows (here one warning naming the tenants without an AppProject), or
+      // written to BENCH_PDS_STDOUT with what a flag such as --trace-gc prints.
+      stdio: process.env.BENCH_PDS_STDOUT ? openSync(process.env.BENCH_PDS_STDOUT, 'w') : 'ignore',
       env: {
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -320,7 +326,7 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
     // A pds that cannot start (e.g. its caches do not fill within its 30 s) exits: say so rather than wait forever.
     const started = await Promise.race([once(child, 'message').then(() => true), once(child, 'exit').then(() => false)]);
     const childStartMs = performance.now() - childStarted;
-    const http: Array<{ name: string; p50: number; p99: number; rps: number; non2xx: number; requestsPerRead: number }> = [];
+    const http: Array<{ name: string; p50: number; p99: number; rps: number; non2xx: number; requestsPerRead: number; fixed?: OpenLoopResult }> = [];
     let childLines: string[];
     if (!started) {
       childLines = [`pds server process (PDS_BACKEND=kubernetes): did not start (exit code ${child.exitCode}, after ${childStartMs.toFixed(0)} ms); no figures through HTTP`];
@@ -350,7 +356,13 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
         const from = proxy.requests.length;
         const r = await autocannon({ ...options, duration: seconds });
         const calls = proxy.requests.slice(from).filter((q) => !/[?&]watch=(true|1)/.test(q)).length;
-        http.push({ name, p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx, requestsPerRead: calls / Math.max(1, r.requests.total) });
+        // The same read at a fixed offered rate, open loop, where the route's full speed leaves room for it (at least
+        // twice the rate): the latency of a read on a busy pds rather than of ten connections queued on a full one.
+        const fixed =
+          fixedRate > 0 && r.requests.average >= 2 * fixedRate
+            ? await openLoopInChild({ url: baseUrl + route, suffixes: requests ? names : undefined, headers: options.headers, rate: fixedRate, seconds })
+            : undefined;
+        http.push({ name, p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx, requestsPerRead: calls / Math.max(1, r.requests.total), fixed });
       }
       childLines = [
         `pds server process (PDS_BACKEND=kubernetes, compiled, ${childFlags.join(' ')}): ready ${childStartMs.toFixed(0)} ms after fork; after a full GC: ${ready} when ready, ${await childMemory()} after the HTTP reads`,
@@ -375,6 +387,15 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
       '| route | req/s | p50 | p99 | non-2xx | API server requests per read |',
       '|---|---|---|---|---|---|',
       ...http.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx} | ${r.requestsPerRead.toFixed(3)} |`),
+      '',
+      `the same routes at a fixed ${fixedRate} requests/s, open loop (bench/open-loop.ts, in a process of its own: at most 10 connections, each request timed from its send, a wait for a socket included; ${seconds} s; routes whose full speed above is at least twice that rate):`,
+      '| route | answered | p50 | p99 | max | non-2xx | errors | the generator\'s latest send |',
+      '|---|---|---|---|---|---|---|---|',
+      ...http.map((r) =>
+        r.fixed
+          ? `| ${r.name} | ${r.fixed.ok} of ${r.fixed.sent} | ${r.fixed.p50.toFixed(2)} ms | ${r.fixed.p99.toFixed(2)} ms | ${r.fixed.max.toFixed(1)} ms | ${r.fixed.non2xx} | ${r.fixed.errors} | ${r.fixed.worstLag.toFixed(1)} ms |`
+          : `| ${r.name} | not run: its full speed is under twice the rate | | | | | | |`,
+      ),
     ].join('\n');
     return { report, ok };
   } finally {

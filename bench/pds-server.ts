@@ -5,6 +5,8 @@
  * `BENCH_HEAP_PROFILE=<file>`: from the end of start-up until `stop`, V8's sampling heap profiler records every
  * allocation, including objects already collected (what a request allocates, garbage included), and writes the
  * profile (`.heapprofile`, Chrome DevTools' format) to that file. `--heap-prof` keeps only the objects still alive.
+ * With `BENCH_HEAP_PROFILE_PROMOTED=1` it leaves out what a scavenge collected: what remains was promoted to the old
+ * generation (or is still young at the end), the garbage that makes full collections come often.
  * `BENCH_CPU_PROFILE=<file>`: a V8 CPU profile (`.cpuprofile`) of the same period, without start-up's module loading
  * and migrations (which `--cpu-prof`, `BENCH_PROFILE=1`, includes).
  */
@@ -26,7 +28,7 @@ if (heapProfile || cpuProfile) {
   post = session.post.bind(session) as (method: string, params?: object) => Promise<unknown>;
 }
 if (post && heapProfile) {
-  await post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.BENCH_HEAP_PROFILE_PROMOTED !== '1' });
 }
 if (post && cpuProfile) {
   await post('Profiler.enable');
