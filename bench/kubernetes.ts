@@ -387,15 +387,19 @@ export async function kubernetesBenchmark(log: (line: string) => void): Promise<
       '| route | req/s | p50 | p99 | non-2xx | API server requests per read |',
       '|---|---|---|---|---|---|',
       ...http.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx} | ${r.requestsPerRead.toFixed(3)} |`),
-      '',
-      `the same routes at a fixed ${fixedRate} requests/s, open loop (bench/open-loop.ts, in a process of its own: at most 10 connections, each request timed from its send, a wait for a socket included; ${seconds} s; routes whose full speed above is at least twice that rate):`,
-      '| route | answered | p50 | p99 | max | non-2xx | errors | the generator\'s latest send |',
-      '|---|---|---|---|---|---|---|---|',
-      ...http.map((r) =>
-        r.fixed
-          ? `| ${r.name} | ${r.fixed.ok} of ${r.fixed.sent} | ${r.fixed.p50.toFixed(2)} ms | ${r.fixed.p99.toFixed(2)} ms | ${r.fixed.max.toFixed(1)} ms | ${r.fixed.non2xx} | ${r.fixed.errors} | ${r.fixed.worstLag.toFixed(1)} ms |`
-          : `| ${r.name} | not run: its full speed is under twice the rate | | | | | | |`,
-      ),
+      ...(fixedRate > 0 && http.length > 0
+        ? [
+            '',
+            `the same routes at a fixed ${fixedRate} requests/s, open loop (bench/open-loop.ts, in a process of its own: at most 10 connections, each request timed from its send, a wait for a socket included; ${seconds} s; routes whose full speed above is at least twice that rate):`,
+            '| route | answered | p50 | p99 | max | non-2xx | errors | the generator\'s latest send |',
+            '|---|---|---|---|---|---|---|---|',
+            ...http.map((r) =>
+              r.fixed
+                ? `| ${r.name} | ${r.fixed.ok} of ${r.fixed.sent} | ${r.fixed.p50.toFixed(2)} ms | ${r.fixed.p99.toFixed(2)} ms | ${r.fixed.max.toFixed(1)} ms | ${r.fixed.non2xx} | ${r.fixed.errors} | ${r.fixed.worstLag.toFixed(1)} ms |`
+                : `| ${r.name} | not run: its full speed is under twice the rate | | | | | | |`,
+            ),
+          ]
+        : []),
     ].join('\n');
     return { report, ok };
   } finally {
