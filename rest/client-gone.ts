@@ -30,14 +30,37 @@ export function clientGone(ctx: Pick<Context, 'res'>): AbortSignal {
  * at its first read: most calls never wait, and a controller and a listener per request were 1.3 % of a REST read's
  * CPU (BENCHMARKS.md, "Request path"). Over REST `interaction` is `NO_INTERACTION` (nothing else aborts a call); over
  * MCP it carries the SDK's signal for the request, and the two are combined.
+ *
+ * The lazy `signal` is a getter on a class's prototype, not on each object: an object with an accessor property of its
+ * own (an object literal's `get signal()`) is kept alive by V8 through the young generation's collections, with what
+ * its getter's closure holds (here the whole request), and each request's objects then went to the old generation
+ * (BENCHMARKS.md, "Warm reads at a fixed rate, open loop").
  * @example const interaction = withClientGone(ctx, NO_INTERACTION);
  */
 export function withClientGone(ctx: Pick<Context, 'res'>, interaction: CallInteraction): CallInteraction {
-  let signal: AbortSignal | undefined;
-  return {
-    ...interaction,
-    get signal() {
-      return (signal ??= interaction === NO_INTERACTION ? clientGone(ctx) : AbortSignal.any([interaction.signal, clientGone(ctx)]));
-    },
-  };
+  return new ClientGoneInteraction(ctx, interaction);
+}
+
+class ClientGoneInteraction implements CallInteraction {
+  readonly wantsProgress: boolean;
+  readonly progress: CallInteraction['progress'];
+  readonly canAsk: boolean;
+  readonly answer: CallInteraction['answer'];
+  readonly state: unknown;
+  #signal: AbortSignal | undefined;
+
+  constructor(
+    private readonly ctx: Pick<Context, 'res'>,
+    private readonly inner: CallInteraction,
+  ) {
+    this.wantsProgress = inner.wantsProgress;
+    this.progress = inner.progress;
+    this.canAsk = inner.canAsk;
+    this.answer = inner.answer;
+    this.state = inner.state;
+  }
+
+  get signal(): AbortSignal {
+    return (this.#signal ??= this.inner === NO_INTERACTION ? clientGone(this.ctx) : AbortSignal.any([this.inner.signal, clientGone(this.ctx)]));
+  }
 }
