@@ -14,7 +14,6 @@
  * process's garbage collections and timers (it holds a platform of its own) are not taken for pds's latency; how late
  * the generator's own ticks came is reported beside the figures.
  */
-import { once } from 'node:events';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { forkEntry } from './child.js';
@@ -106,8 +105,11 @@ export async function openLoopInChild(options: OpenLoopOptions): Promise<OpenLoo
   const child = forkEntry('open-loop', { args: ['child'] });
   try {
     child.send(options);
-    const answer = await Promise.race([once(child, 'message'), once(child, 'exit').then(([code]) => Promise.reject(new Error(`open-loop child exited (code ${code}) without an answer`)))]);
-    return answer[0] as OpenLoopResult;
+    // An exit after the answer (the child's own, or the kill below) rejects a settled promise: no effect.
+    return await new Promise<OpenLoopResult>((resolve, reject) => {
+      child.once('message', (result: OpenLoopResult) => resolve(result));
+      child.once('exit', (code) => reject(new Error(`open-loop child exited (code ${code}) without an answer`)));
+    });
   } finally {
     if (child.exitCode === null) child.kill();
   }
