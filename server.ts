@@ -30,6 +30,7 @@ import { createMetrics, serveMetrics, type Metrics } from './rest/metrics.js';
 import type { SignInProvider } from './auth/oauth/upstream.js';
 import { providerPages } from './rest/oauth-pages.js';
 import { oauthInteractionRouter, oauthProtocolRouter } from './rest/oauth-routes.js';
+import { InflightResponses } from './rest/inflight.js';
 import type { WriteLimiter } from './tools/define.js';
 import { checkedTools } from './tools/registry.js';
 
@@ -291,15 +292,10 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   logMemory(log, 'listen');
   const stopMemoryReducerTick = keepMemoryReducerAwake();
   // Requests in flight, for the drain; once draining, every answer closes its connection after itself.
-  const inflight = new Set<ServerResponse>();
-  let drained: (() => void) | undefined;
+  const inflight = new InflightResponses();
   http.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     inflight.add(res);
     if (draining.signal.aborted) res.setHeader('Connection', 'close');
-    res.once('close', () => {
-      inflight.delete(res);
-      if (inflight.size === 0) drained?.();
-    });
   });
   let closed: Promise<void> | undefined;
   const release = () =>
@@ -320,7 +316,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     for (const res of inflight) if (!res.headersSent) res.setHeader('Connection', 'close');
     const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
     http.closeIdleConnections();
-    const allAnswered = inflight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (drained = resolve));
+    const allAnswered = inflight.emptied();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
     const outcome = await Promise.race([allAnswered.then(() => 'drained' as const), late]);
