@@ -87,27 +87,58 @@ class Pieces {
 }
 
 /**
- * Adds `record` as `JSON.stringify` writes it, member by member, each value's JSON a piece of its own; the value of
- * `key` is written by `value` instead. A value `JSON.stringify` leaves out (`undefined`, a function) is left out here.
+ * Adds `record` as `JSON.stringify` writes it, member by member, each value's JSON a piece of its own; the values of
+ * the members named in `keys` are written by `value(name)` instead. A value `JSON.stringify` leaves out (`undefined`,
+ * a function) is left out here.
  */
-function addObject(pieces: Pieces, record: Entries, key: string, value: () => void): void {
+function addObject(pieces: Pieces, record: Entries, keys: string | readonly string[], value: (name: string) => void): void {
   let separator = '{';
   for (const name of Object.keys(record)) {
-    const json = name === key ? '' : (JSON.stringify(record[name]) as string | undefined);
+    const own = typeof keys === 'string' ? name === keys : keys.includes(name);
+    const json = own ? '' : (JSON.stringify(record[name]) as string | undefined);
     if (json === undefined) continue;
     pieces.add(`${separator}${JSON.stringify(name)}:`);
     separator = ',';
-    if (name === key) value();
+    if (own) value(name);
     else pieces.add(json);
   }
   pieces.add(separator === '{' ? '{}' : '}');
 }
 
 /**
+ * `JSON.stringify(json)`: the output's JSON as the JSON string of a text block, kept per frozen output (the answers
+ * `outputJson` of `tools/invoke.ts` also serialises once). Built anew per call, this string and the flat copy V8 made
+ * of it to count its bytes were a third of what a `tools/call` of the operation catalog allocated (BENCHMARKS.md,
+ * "The drain's `Set` of responses in flight").
+ */
+const textBlockStrings = new WeakMap<object, string>();
+
+function textBlockString({ output, json }: StructuredOutput): string {
+  if (!Object.isFrozen(output)) return JSON.stringify(json);
+  let text = textBlockStrings.get(output);
+  if (text === undefined) {
+    text = JSON.stringify(json);
+    // JSON.stringify answers a large string as a tree of parts; counting its bytes once flattens it in place, so
+    // each answer's count (`send`) reads it without copying it again.
+    Buffer.byteLength(text);
+    textBlockStrings.set(output, text);
+  }
+  return text;
+}
+
+/** Whether `content` is the one text block `tools/mcp.ts` makes of the output's JSON: `[{ type: 'text', text: json }]`. */
+function isOutputTextBlock(content: unknown, json: string): boolean {
+  if (!Array.isArray(content) || content.length !== 1 || !isRecord(content[0])) return false;
+  const keys = Object.keys(content[0]);
+  return keys.length === 2 && keys[0] === 'type' && keys[1] === 'text' && content[0].type === 'text' && content[0].text === json;
+}
+
+/**
  * The text of `JSON.stringify(message)`, in pieces to write one after the other. When `message.result.structuredContent`
  * is a copy of `structured.output` with the same entries (the SDK validates a `tools/call` result into a shallow copy),
  * its piece is `structured.json` itself rather than a second serialisation of the output, and no large value is
- * copied into a joined string. Anything else is one piece from `JSON.stringify`.
+ * copied into a joined string. When `result.content` is the one text block of that JSON, its string is the one kept
+ * per frozen output ({@link textBlockString}). Anything else is one piece from `JSON.stringify`.
  * @example responsePieces({ jsonrpc: '2.0', id: 1, result: { isError: false } }) // ['{"jsonrpc":"2.0","id":1,"result":{"isError":false}}']
  */
 export function responsePieces(message: JSONRPCMessage, structured?: StructuredOutput): string[] {
@@ -117,7 +148,16 @@ export function responsePieces(message: JSONRPCMessage, structured?: StructuredO
     structured && isRecord(message) && isRecord(result) && isRecord(content) && isRecord(structured.output) && sameEntries(content, structured.output);
   if (!reusable) return [JSON.stringify(message)];
   const pieces = new Pieces();
-  addObject(pieces, message, 'result', () => addObject(pieces, result, 'structuredContent', () => pieces.add(structured.json)));
+  const textBlock = isOutputTextBlock(result.content, structured.json);
+  const addResult = (name: string) => {
+    if (name === 'structuredContent') pieces.add(structured.json);
+    else {
+      pieces.add('[{"type":"text","text":');
+      pieces.add(textBlockString(structured));
+      pieces.add('}]');
+    }
+  };
+  addObject(pieces, message, 'result', () => addObject(pieces, result, textBlock ? ['structuredContent', 'content'] : ['structuredContent'], addResult));
   return pieces.list;
 }
 

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { InvalidParams } from '../../core/errors.js';
 import { defineTool, type AnyTool, type ToolContext } from '../../tools/define.js';
@@ -215,6 +215,37 @@ describe('responsePieces: the output serialised once', () => {
     expect(pieces).toContain(largeJson);
     expect(pieces.join('')).toBe(JSON.stringify(m));
     expect(pieces.length).toBeLessThanOrEqual(5);
+  });
+
+  it("writes the output's text block from one string kept per frozen output, and any other content as JSON.stringify does", () => {
+    const frozen = Object.freeze({ ...output, notes: 'ü "é" \\ '.repeat(500) });
+    const frozenJson = JSON.stringify(frozen);
+    const textBlock = JSON.stringify(frozenJson);
+    const answer = (content: unknown[]) =>
+      ({ jsonrpc: '2.0', id: 3, result: { content, structuredContent: { ...frozen } } }) as unknown as JSONRPCMessage;
+    const first = responsePieces(answer([{ type: 'text', text: frozenJson }]), { output: frozen, json: frozenJson });
+    expect(first.join('')).toBe(JSON.stringify(answer([{ type: 'text', text: frozenJson }])));
+    expect(first).toContain(textBlock);
+    // Later answers of the same frozen output serialise its JSON as a string no more.
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const second = responsePieces(answer([{ type: 'text', text: frozenJson }]), { output: frozen, json: frozenJson });
+      expect(second).toEqual(first);
+      expect(stringify.mock.calls.filter(([value]) => value === frozenJson)).toEqual([]);
+    } finally {
+      stringify.mockRestore();
+    }
+    const others: unknown[][] = [
+      [{ type: 'text', text: frozenJson }, { type: 'resource_link', uri: 'pds://workflows/w-1', name: 'w-1' }],
+      [{ text: frozenJson, type: 'text' }],
+      [{ type: 'text', text: '{}' }],
+      [{ type: 'text', text: frozenJson, annotations: { audience: ['user'] } }],
+      [],
+    ];
+    for (const content of others) {
+      const m = answer(content);
+      expect(serializeResponse(m, { output: frozen, json: frozenJson }), JSON.stringify(content)).toBe(JSON.stringify(m));
+    }
   });
 });
 
