@@ -2,10 +2,10 @@
  * The responses a server is still answering, for the graceful drain in `server.ts`: once draining, each one that has
  * not sent its headers yet is told to close its connection, and the drain waits until none is left.
  *
- * **Why not a `Set<ServerResponse>`** (issue 23, BENCHMARKS.md "Warm reads at a fixed rate, open loop, and where their
- * tail comes from"): a `Set` that grows and shrinks with the requests in flight rehashes into a new table every few
- * requests. An outgrown table that had already been moved to V8's old generation keeps pointing at the responses it
- * held, and V8's scavenges treat old objects as alive until the next full collection. So every response in flight
+ * **Why not a `Set<ServerResponse>`** (issue 23, BENCHMARKS.md "The drain's `Set` of responses in flight"): a `Set`
+ * that grows and shrinks with the requests in flight rehashes into a new table every few requests. An outgrown table
+ * that had already been moved to V8's old generation keeps pointing at the responses it held, and V8's scavenges treat
+ * old objects as alive until the next full collection. So every response in flight
  * at a rehash, with its request, its Koa context and its headers, survived the next two scavenges and was promoted:
  * about 700 KB per scavenge on a REST read that waits on Redis, and a full collection every few hundred milliseconds.
  * Here the slots are one array that only grows to the most requests ever in flight at once; a finished response's
@@ -13,6 +13,16 @@
  */
 import type { ServerResponse } from 'node:http';
 
+/**
+ * The responses in flight of one server: {@link InflightResponses.add} each from the server's `request` event; each
+ * leaves on its `close`.
+ * @example
+ * const inflight = new InflightResponses();
+ * server.on('request', (_req, res) => inflight.add(res));
+ * // draining:
+ * for (const res of inflight) if (!res.headersSent) res.setHeader('Connection', 'close');
+ * await inflight.emptied();
+ */
 export class InflightResponses {
   readonly #slots: Array<ServerResponse | undefined> = [];
   readonly #free: number[] = [];

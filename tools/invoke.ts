@@ -28,15 +28,40 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** `make()` once per frozen object `output`, kept in `cache`; anything else (not frozen, not an object) every time. */
+function oncePerFrozen<T>(cache: WeakMap<object, T>, output: unknown, make: () => T): T {
+  if (output === null || typeof output !== 'object' || !Object.isFrozen(output)) return make();
+  let value = cache.get(output);
+  if (value === undefined) cache.set(output, (value = make()));
+  return value;
+}
+
 /** JSON text of frozen outputs, serialized once. */
 const frozenJson = new WeakMap<object, string>();
 
 /** A tool output as JSON text (the REST body, the MCP text block); a frozen output is serialized only once. */
 export function outputJson(output: unknown): string {
-  if (output === null || typeof output !== 'object' || !Object.isFrozen(output)) return JSON.stringify(output);
-  let json = frozenJson.get(output);
-  if (json === undefined) frozenJson.set(output, (json = JSON.stringify(output)));
-  return json;
+  return oncePerFrozen(frozenJson, output, () => JSON.stringify(output));
+}
+
+/** {@link outputJsonString}'s answers for frozen outputs. */
+const frozenJsonStrings = new WeakMap<object, string>();
+
+/**
+ * `JSON.stringify(json)`, where `json` is {@link outputJson} of `output`: the output's JSON as a JSON string, as an MCP
+ * text block's `text` is written (`tools/mcp-json-exchange.ts`). Made once per frozen output, as `outputJson` is; built
+ * anew per call it and the flat copy V8 made of it to count its bytes were a third of what a `tools/call` of the
+ * operation catalog allocated (BENCHMARKS.md, "The drain's `Set` of responses in flight").
+ * @example outputJsonString(output, outputJson(output)) // '"{\"operations\":[…]}"'
+ */
+export function outputJsonString(output: unknown, json: string): string {
+  return oncePerFrozen(frozenJsonStrings, output, () => {
+    const text = JSON.stringify(json);
+    // JSON.stringify answers a large string as a tree of parts; counting its bytes once flattens it in place, so every
+    // answer that counts its bytes before writing it reads it without copying it again.
+    Buffer.byteLength(text);
+    return text;
+  });
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   type JSONRPCRequest,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { outputJsonString } from './invoke.js';
 
 /**
  * The message of a POST this transport may answer, or `undefined` when the SDK's transport must: the body is one
@@ -91,10 +92,10 @@ class Pieces {
  * the members named in `keys` are written by `value(name)` instead. A value `JSON.stringify` leaves out (`undefined`,
  * a function) is left out here.
  */
-function addObject(pieces: Pieces, record: Entries, keys: string | readonly string[], value: (name: string) => void): void {
+function addObject(pieces: Pieces, record: Entries, keys: readonly string[], value: (name: string) => void): void {
   let separator = '{';
   for (const name of Object.keys(record)) {
-    const own = typeof keys === 'string' ? name === keys : keys.includes(name);
+    const own = keys.includes(name);
     const json = own ? '' : (JSON.stringify(record[name]) as string | undefined);
     if (json === undefined) continue;
     pieces.add(`${separator}${JSON.stringify(name)}:`);
@@ -103,27 +104,6 @@ function addObject(pieces: Pieces, record: Entries, keys: string | readonly stri
     else pieces.add(json);
   }
   pieces.add(separator === '{' ? '{}' : '}');
-}
-
-/**
- * `JSON.stringify(json)`: the output's JSON as the JSON string of a text block, kept per frozen output (the answers
- * `outputJson` of `tools/invoke.ts` also serialises once). Built anew per call, this string and the flat copy V8 made
- * of it to count its bytes were a third of what a `tools/call` of the operation catalog allocated (BENCHMARKS.md,
- * "The drain's `Set` of responses in flight").
- */
-const textBlockStrings = new WeakMap<object, string>();
-
-function textBlockString({ output, json }: StructuredOutput): string {
-  if (!Object.isFrozen(output)) return JSON.stringify(json);
-  let text = textBlockStrings.get(output);
-  if (text === undefined) {
-    text = JSON.stringify(json);
-    // JSON.stringify answers a large string as a tree of parts; counting its bytes once flattens it in place, so
-    // each answer's count (`send`) reads it without copying it again.
-    Buffer.byteLength(text);
-    textBlockStrings.set(output, text);
-  }
-  return text;
 }
 
 /** Whether `content` is the one text block `tools/mcp.ts` makes of the output's JSON: `[{ type: 'text', text: json }]`. */
@@ -138,7 +118,7 @@ function isOutputTextBlock(content: unknown, json: string): boolean {
  * is a copy of `structured.output` with the same entries (the SDK validates a `tools/call` result into a shallow copy),
  * its piece is `structured.json` itself rather than a second serialisation of the output, and no large value is
  * copied into a joined string. When `result.content` is the one text block of that JSON, its string is the one kept
- * per frozen output ({@link textBlockString}). Anything else is one piece from `JSON.stringify`.
+ * per frozen output (`outputJsonString` of `tools/invoke.ts`). Anything else is one piece from `JSON.stringify`.
  * @example responsePieces({ jsonrpc: '2.0', id: 1, result: { isError: false } }) // ['{"jsonrpc":"2.0","id":1,"result":{"isError":false}}']
  */
 export function responsePieces(message: JSONRPCMessage, structured?: StructuredOutput): string[] {
@@ -153,11 +133,11 @@ export function responsePieces(message: JSONRPCMessage, structured?: StructuredO
     if (name === 'structuredContent') pieces.add(structured.json);
     else {
       pieces.add('[{"type":"text","text":');
-      pieces.add(textBlockString(structured));
+      pieces.add(outputJsonString(structured.output, structured.json));
       pieces.add('}]');
     }
   };
-  addObject(pieces, message, 'result', () => addObject(pieces, result, textBlock ? ['structuredContent', 'content'] : ['structuredContent'], addResult));
+  addObject(pieces, message, ['result'], () => addObject(pieces, result, textBlock ? ['structuredContent', 'content'] : ['structuredContent'], addResult));
   return pieces.list;
 }
 
