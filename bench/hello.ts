@@ -8,8 +8,9 @@
  * - `GET /bytes?bytes=N` answers the same document as bytes encoded once, as pds sends a frozen read's answer.
  * - `GET /gated?bytes=N` answers those bytes behind the gates a pds read passes, each at its simplest on the library pds
  *   uses for it: the `Authorization` header's `tokenHash` (`auth/token-cache.ts`) looked up in a `Map`, the 300/min
- *   per-user limit counted in Redis by koa-ratelimit's Redis limiter (async-ratelimiter) on a `connectRedis` client
- *   (`adapters/redis/connect.ts`, `REDIS_URL`), one pino line per
+ *   per-user limit counted in Redis by koa-ratelimit's Redis limiter (async-ratelimiter), one call per request, on a
+ *   `connectRedis` client (`adapters/redis/connect.ts`, `REDIS_URL`; pds sends one turn's counts in one call of the
+ *   same script, `adapters/redis/sliding-window.ts`), one pino line per
  *   request to stdout, and a prom-client counter and histogram. It is the floor of what pds's gates cost on Koa
  *   (BENCHMARKS.md, "Request path").
  */

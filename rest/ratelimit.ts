@@ -4,10 +4,13 @@
  *
  * - {@link createRouteLimit}: 300 requests per minute per user on every authenticated route, `POST /mcp` included.
  *   A request whose TCP peer is exactly `127.0.0.1`, `::1` or `::ffff:127.0.0.1` is exempt and consumes nothing; every
- *   other address (the rest of 127.0.0.0/8 too) counts. koa-ratelimit's limiter classes do the counting.
+ *   other address (the rest of 127.0.0.0/8 too) counts.
  * - {@link createWriteLimiter}: 20 write calls per minute per user, loopback not exempt; `tools/invoke.ts` consumes it
- *   for every tool of kind `write`, over REST and MCP alike. The same limiter classes as koa-ratelimit's drivers
- *   (async-ratelimiter's sliding window on Redis; koa-ratelimit's memory window otherwise).
+ *   for every tool of kind `write`, over REST and MCP alike.
+ *
+ * Both count with koa-ratelimit's drivers: async-ratelimiter's sliding window on Redis (its own Lua script, with the
+ * counts of one event-loop turn sent in one call: `adapters/redis/sliding-window.ts`), koa-ratelimit's memory window
+ * otherwise.
  *
  * **When Redis goes away** (stopped, unreachable, or slower than the 500 ms command timeout): limits **fail open to
  * per-process memory**. Each replica keeps enforcing the same numbers on its own in-memory buckets, so a user can get
@@ -22,6 +25,7 @@ import type { Redis } from 'ioredis';
 import type { Context, Middleware, Next } from 'koa';
 import { RateLimited } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
+import { SlidingWindow } from '../adapters/redis/sliding-window.js';
 import type { Identity } from '../auth/identity.js';
 import type { WriteLimiter } from '../tools/define.js';
 import type { LimitDecision, LimitStore } from './metrics.js';
@@ -98,9 +102,10 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
   const duration = options.durationMs ?? 60_000;
   const namespace = options.namespace ?? 'pds:limit:route';
   const breaker = redisBreaker(options.redis, options, `route limit (${max}/min)`);
-  // One limiter for every user (its `get` takes the id): koa-ratelimit's middleware made a limiter and copied its
-  // options per request, then set the headers twice (BENCHMARKS.md, issue 23 item 2).
-  const shared = options.redis ? new RedisLimiter({ id: namespace, db: options.redis, max, duration, namespace }) : undefined;
+  // One window for every user (its `count` takes the id), whose counts of one event-loop turn go to Redis in one
+  // script call: koa-ratelimit's middleware made a limiter and copied its options per request, then set the headers
+  // twice (BENCHMARKS.md, issue 23 item 2).
+  const shared = options.redis ? new SlidingWindow(options.redis, { max, durationMs: duration, namespace }) : undefined;
   const memory = new Map();
   const limitName = namespace.split(':').at(-1)!;
   const decided = (decision: LimitDecision, store: LimitStore) => {
@@ -120,7 +125,7 @@ export function createRouteLimit(options: RouteLimitOptions): Middleware {
     let store: LimitStore = 'memory';
     if (shared && breaker.usable()) {
       try {
-        count = await shared.get({ id });
+        count = await shared.count(id);
         store = 'redis';
         breaker.succeeded();
       } catch (err) {
@@ -157,18 +162,14 @@ interface LimiterCount {
   total: number;
 }
 
-/**
- * The shape both limiter classes share. async-ratelimiter's (Redis) `get` also takes another `id` than the one it
- * was made with; koa-ratelimit's memory one counts only its own.
- */
-interface LimiterClass {
-  new (options: { id: string; db: unknown; max: number; duration: number; namespace: string }): {
-    get(options?: { id?: string }): Promise<LimiterCount>;
+/** koa-ratelimit's memory limiter: a window per `id` in the `db` map it is given. */
+interface MemoryLimiterClass {
+  new (options: { id: string; db: Map<unknown, unknown>; max: number; duration: number; namespace: string }): {
+    get(): Promise<LimiterCount>;
   };
 }
 const require = createRequire(import.meta.url);
-const RedisLimiter = require('koa-ratelimit/limiter/redis.js') as LimiterClass;
-const MemoryLimiter = require('koa-ratelimit/limiter/memory.js') as LimiterClass;
+const MemoryLimiter = require('koa-ratelimit/limiter/memory.js') as MemoryLimiterClass;
 
 /** One counted event in a window: `remaining` before it (admitted when > 0) and the reset, epoch seconds. */
 export interface WindowCount {
@@ -188,6 +189,7 @@ export function createWindowCounter(options: LimitOptions & { max: number; names
   const { max, namespace, redis } = options;
   const duration = options.durationMs ?? 60_000;
   const db = new Map();
+  const window = redis ? new SlidingWindow(redis, { max, durationMs: duration, namespace }) : undefined;
   const breaker = redisBreaker(redis, options, what);
   const limitName = namespace.split(':').at(-1)!;
   const decided = (count: WindowCount, store: LimitStore) => {
@@ -195,9 +197,9 @@ export function createWindowCounter(options: LimitOptions & { max: number; names
     return count;
   };
   return async (id) => {
-    if (redis && breaker.usable()) {
+    if (window && breaker.usable()) {
       try {
-        const count = await new RedisLimiter({ id, db: redis, max, duration, namespace }).get();
+        const count = await window.count(id);
         breaker.succeeded();
         return decided(count, 'redis');
       } catch (err) {

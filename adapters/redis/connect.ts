@@ -9,6 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { SLIDING_WINDOW_COMMAND } from './sliding-window.js';
 
 /** Tuning for {@link connectRedis}; the defaults suit a Redis on the same network. */
 export interface RedisConnectOptions {
@@ -42,8 +43,10 @@ export async function connectRedis(url: string, options: RedisConnectOptions = {
     // Reconnect forever, backing off to one attempt every 2 s.
     retryStrategy: (times) => Math.min(times * 200, 2000),
     lazyConnect: true,
-    // Commands issued in the same event-loop turn (one per concurrent request) go out in one socket write.
+    // Commands issued in the same event-loop turn go out in one socket write. Not the limits' counts: they are
+    // already one script call per turn (`sliding-window.ts`), which a pipeline around it would only delay and copy.
     enableAutoPipelining: true,
+    autoPipeliningIgnoredCommands: [SLIDING_WINDOW_COMMAND],
   });
   let down = false;
   const wentDown = (reason: string) => {
