@@ -17,7 +17,12 @@ async function pdsOn(dataDir: string, databaseUrl: string): Promise<PdsProcess> 
 }
 
 const onboard = (app: string) => ({ action: 'onboard', team_name: 'acme', component_name: app, dockerfile_repo: 'acme/web', git_tag: '0.1.0', port: '8080', service_template: 'default' });
-const policy = (i: number) => ({ freezeWindows: [{ name: `w${i}`, schedule: '0 18 * * 5', duration: '1h', operations: ['deploy-service'], reason: `reason ${i}` }] });
+// Each policy change is an event; its window must never cover the deploys below. A fixed '0 18 * * 5' failed them every
+// Friday 18:00–19:00 UTC, so the window opens daily twelve hours from when the suite is loaded, for an hour.
+const quietHour = (new Date().getUTCHours() + 12) % 24;
+const policy = (i: number) => ({
+  freezeWindows: [{ name: `w${i}`, schedule: `0 ${quietHour} * * *`, duration: '1h', timeZone: 'UTC', operations: ['deploy-service'], reason: `reason ${i}` }],
+});
 
 describe('webhooks from two pds processes on one PostgreSQL', () => {
   it('deliver each event once: every delivery is attempted by one process at a time, retried once, accepted once', async () => {
