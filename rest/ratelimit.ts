@@ -25,7 +25,7 @@ import type { Redis } from 'ioredis';
 import type { Context, Middleware, Next } from 'koa';
 import { RateLimited } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import { SlidingWindow } from '../adapters/redis/sliding-window.js';
+import { SlidingWindow, type LimiterCount } from '../adapters/redis/sliding-window.js';
 import type { Identity } from '../auth/identity.js';
 import type { WriteLimiter } from '../tools/define.js';
 import type { LimitDecision, LimitStore } from './metrics.js';
@@ -153,13 +153,6 @@ function secondsUntil(resetEpochSeconds: number, durationMs: number): number {
   const max = Math.ceil(durationMs / 1000);
   if (!Number.isFinite(resetEpochSeconds)) return max;
   return Math.min(max, Math.max(1, Math.ceil(resetEpochSeconds - Date.now() / 1000)));
-}
-
-/** A limiter's count: `remaining` before this call (admitted when > 0), `reset` in epoch seconds, `total` the budget. */
-interface LimiterCount {
-  remaining: number;
-  reset: number;
-  total: number;
 }
 
 /** koa-ratelimit's memory limiter: a window per `id` in the `db` map it is given. */

@@ -26,8 +26,11 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 
-/** A count: `remaining` before this one (admitted when > 0), `reset` in epoch seconds, `total` the budget. */
-export interface WindowCount {
+/**
+ * A limiter's count, as koa-ratelimit's limiters answer it: `remaining` before this one (admitted when > 0), `reset` in
+ * epoch seconds, `total` the budget.
+ */
+export interface LimiterCount {
   remaining: number;
   reset: number;
   total: number;
@@ -71,7 +74,7 @@ type BatchCommand = (numberOfKeys: number, ...args: (string | number)[]) => Prom
 interface Pending {
   key: string;
   now: number;
-  resolve(count: WindowCount): void;
+  resolve(count: LimiterCount): void;
   reject(err: unknown): void;
 }
 
@@ -103,7 +106,7 @@ export class SlidingWindow {
    * Count one event for `id` and answer the window as it was before it (async-ratelimiter's `get()`).
    * @throws whatever ioredis rejected the script call with (command timeout, connection closed, a Redis error).
    */
-  count(id: string): Promise<WindowCount> {
+  count(id: string): Promise<LimiterCount> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ key: this.#prefix + id, now: microtime.now(), resolve, reject });
       if (this.#scheduled) return;
