@@ -67,7 +67,6 @@ const BATCH_LUA = [
  * it is one call per turn already.
  */
 export const SLIDING_WINDOW_COMMAND = 'pdsSlidingWindowBatch';
-const COMMAND = SLIDING_WINDOW_COMMAND;
 
 type BatchCommand = (numberOfKeys: number, ...args: (string | number)[]) => Promise<[number, number, number][]>;
 
@@ -99,7 +98,7 @@ export class SlidingWindow {
     this.#redis = redis;
     this.#prefix = `${options.namespace}:`;
     this.#args = [options.durationMs, options.max];
-    if (!(COMMAND in redis)) redis.defineCommand(COMMAND, { lua: BATCH_LUA });
+    if (!(SLIDING_WINDOW_COMMAND in redis)) redis.defineCommand(SLIDING_WINDOW_COMMAND, { lua: BATCH_LUA });
   }
 
   /**
@@ -125,7 +124,7 @@ export class SlidingWindow {
   #send(batch: Pending[]): void {
     const keys = batch.map((p) => p.key);
     const stamps = batch.map((p) => p.now);
-    const call = (this.#redis as unknown as Record<typeof COMMAND, BatchCommand>)[COMMAND];
+    const call = (this.#redis as unknown as Record<typeof SLIDING_WINDOW_COMMAND, BatchCommand>)[SLIDING_WINDOW_COMMAND];
     call.call(this.#redis, keys.length, ...keys, ...this.#args, ...stamps).then(
       (replies) => {
         if (!Array.isArray(replies) || replies.length !== batch.length) {
