@@ -17,25 +17,7 @@
 import type Router from '@koa/router';
 import type { Layer } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-
-/** koa-compose's contract (each `next` at most once), for a chain built once at start-up instead of per request. */
-function compose(middleware: readonly Middleware[]): (ctx: Context, next: Next) => Promise<void> {
-  return (ctx, next) => {
-    let called = -1;
-    const dispatch = (i: number): Promise<void> => {
-      if (i <= called) return Promise.reject(new Error('next() called multiple times'));
-      called = i;
-      const fn = i === middleware.length ? next : middleware[i];
-      if (!fn) return Promise.resolve();
-      try {
-        return Promise.resolve(fn(ctx, () => dispatch(i + 1)));
-      } catch (err) {
-        return Promise.reject(err);
-      }
-    };
-    return dispatch(0);
-  };
-}
+import compose from 'koa-compose';
 
 /** True when some layer of `router` with methods (a route, not `router.use`) matches `path`, for any method. */
 function routesPath(router: Router, path: string): boolean {

@@ -17,13 +17,14 @@
  * separate calls were. Only the transport changed: N counts, one `EVALSHA` (ioredis falls back to `EVAL` on
  * `NOSCRIPT`), one reply of N `[remaining, reset, total]`.
  *
- * Counts are sent when the turn's I/O callbacks have run (`setImmediate`, as ioredis's auto-pipelining does), at most
- * {@link MAX_BATCH} per call. A failed call (timeout, connection lost) rejects every count it carried with its error;
- * `rest/ratelimit.ts` then answers them from memory.
+ * Counts are gathered by DataLoader and sent when the turn's I/O callbacks have run (`setImmediate`, as ioredis's
+ * auto-pipelining does), at most {@link MAX_BATCH} per call. A failed call (timeout, connection lost) rejects every
+ * count it carried with its error; `rest/ratelimit.ts` then answers them from memory.
  *
  * Single Redis only, as `adapters/redis/connect.ts` connects: in a Redis Cluster the keys of one batch would span slots.
  */
 import { createRequire } from 'node:module';
+import DataLoader from 'dataloader';
 import type { Redis } from 'ioredis';
 
 /**
@@ -70,76 +71,51 @@ export const SLIDING_WINDOW_COMMAND = 'pdsSlidingWindowBatch';
 
 type BatchCommand = (numberOfKeys: number, ...args: (string | number)[]) => Promise<[number, number, number][]>;
 
-interface Pending {
+/** One count as the batch sends it: its key, and the microsecond timestamp taken when it was asked. */
+interface Count {
   key: string;
   now: number;
-  resolve(count: LimiterCount): void;
-  reject(err: unknown): void;
 }
 
 /**
  * One limit's window in Redis: `max` counts per `durationMs` per id, under keys `<namespace>:<id>` (the library's own
  * keys, so a budget is shared with any replica counting the same namespace, batched or not).
+ *
+ * The per-turn batching is DataLoader's (https://github.com/graphql/dataloader#batch-scheduling): `cache: false`, so
+ * every `count()` is its own entry even for an id counted twice in a turn; `batchScheduleFn` sends a batch once the
+ * turn's I/O callbacks have run (`setImmediate`); `maxBatchSize` {@link MAX_BATCH}. DataLoader rejects every count of
+ * a batch whose call failed, or whose reply does not hold one answer per count.
  * @example
  * const window = new SlidingWindow(redis, { max: 300, durationMs: 60_000, namespace: 'pds:limit:route' });
  * const { remaining } = await window.count('alice'); // admitted when remaining > 0
  */
 export class SlidingWindow {
-  readonly #redis: Redis;
   readonly #prefix: string;
-  readonly #args: [number, number];
-  #queue: Pending[] = [];
-  #scheduled = false;
+  readonly #loader: DataLoader<Count, LimiterCount>;
 
   /**
    * @param options `max` counts allowed per window, `durationMs` the window (milliseconds), `namespace` the key prefix.
    */
   constructor(redis: Redis, options: { max: number; durationMs: number; namespace: string }) {
-    this.#redis = redis;
     this.#prefix = `${options.namespace}:`;
-    this.#args = [options.durationMs, options.max];
     if (!(SLIDING_WINDOW_COMMAND in redis)) redis.defineCommand(SLIDING_WINDOW_COMMAND, { lua: BATCH_LUA });
+    const call = (redis as unknown as Record<typeof SLIDING_WINDOW_COMMAND, BatchCommand>)[SLIDING_WINDOW_COMMAND].bind(redis);
+    const { durationMs, max } = options;
+    this.#loader = new DataLoader<Count, LimiterCount>(
+      async (counts) => {
+        const replies = await call(counts.length, ...counts.map((c) => c.key), durationMs, max, ...counts.map((c) => c.now));
+        return replies.map(([remaining, reset, total]) => ({ remaining, reset: Math.floor(reset), total }));
+      },
+      { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: (send) => setImmediate(send) },
+    );
   }
 
   /**
    * Count one event for `id` and answer the window as it was before it (async-ratelimiter's `get()`).
-   * @throws whatever ioredis rejected the script call with (command timeout, connection closed, a Redis error).
+   * @throws whatever ioredis rejected the script call with (command timeout, connection closed, a Redis error), or
+   *   DataLoader's error when the reply does not hold one answer per count.
    */
   count(id: string): Promise<LimiterCount> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ key: this.#prefix + id, now: microtime.now(), resolve, reject });
-      if (this.#scheduled) return;
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
-    });
-  }
-
-  #flush(): void {
-    this.#scheduled = false;
-    const queue = this.#queue;
-    this.#queue = [];
-    for (let start = 0; start < queue.length; start += MAX_BATCH) this.#send(queue.slice(start, start + MAX_BATCH));
-  }
-
-  #send(batch: Pending[]): void {
-    const keys = batch.map((p) => p.key);
-    const stamps = batch.map((p) => p.now);
-    const call = (this.#redis as unknown as Record<typeof SLIDING_WINDOW_COMMAND, BatchCommand>)[SLIDING_WINDOW_COMMAND];
-    call.call(this.#redis, keys.length, ...keys, ...this.#args, ...stamps).then(
-      (replies) => {
-        if (!Array.isArray(replies) || replies.length !== batch.length) {
-          const err = new Error(`redis: the limit script answered ${Array.isArray(replies) ? replies.length : typeof replies} counts for ${batch.length} asked`);
-          for (const pending of batch) pending.reject(err);
-          return;
-        }
-        for (let i = 0; i < batch.length; i++) {
-          const [remaining, reset, total] = replies[i]!;
-          batch[i]!.resolve({ remaining, reset: Math.floor(reset), total });
-        }
-      },
-      (err: unknown) => {
-        for (const pending of batch) pending.reject(err);
-      },
-    );
+    return this.#loader.load({ key: this.#prefix + id, now: microtime.now() });
   }
 }
