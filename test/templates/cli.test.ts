@@ -119,7 +119,7 @@ describe('pds scaffold', () => {
     expect(noBase.stderr).toContain('PDS_BASE_URL');
     expect((await pds([dir, '--team', 'acme', '--base-url', 'https://x.example', '--pattern', 'weekly'])).code).toBe(2);
     expect((await pds([dir, '--team', 'acme', '--bogus'])).code).toBe(2);
-  });
+  }, 60_000); // four processes
 
   it('exits 2 naming the option when a value breaks the rules the tool uses, and writes nothing', async () => {
     const dir = checkout(EXPRESS);
@@ -139,7 +139,7 @@ describe('pds scaffold', () => {
     expect(url.code).toBe(2);
     expect(url.stderr).toMatch(/^pds scaffold: --base-url \(or PDS_BASE_URL\):/);
     expect(existsSync(path.join(dir, 'Dockerfile'))).toBe(false);
-  });
+  }, 120_000); // six processes, each a few seconds to start from source under load
 });
 
 /**
