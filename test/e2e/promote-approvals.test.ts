@@ -93,7 +93,7 @@ describe.sequential('a promote under an approval policy', () => {
       { id, subject: 'promote', workflowName: held020, operation: 'deploy-service', requestedBy: 'alice', canDecide: true, parameters: { team_name: TEAM, component_name: 'web', canary_tag: '0.2.0' } },
     ]);
     expect(listed[0].outcome).toBeUndefined();
-  });
+  }, 120_000); // its waits (a paused release, the expiry sweeper, a settled workflow) allow up to 60 s each
 
   it('a second person approves: the canary goes to 100% and the deploy succeeds long before its pause ends', async () => {
     const id = (await pds.api('bob', 'GET', `/api/v1/approvals?team=${TEAM}`)).body.items[0].id as string;
@@ -111,7 +111,7 @@ describe.sequential('a promote under an approval policy', () => {
     expect(await status()).toMatchObject({ service: { imageTag: '0.2.0' }, rollout: { phase: 'Healthy', canaryWeight: 100, promotedBy: 'alice' } });
     const promoted = (await events()).find((e) => e.type === 'rollout.promoted');
     expect(promoted).toMatchObject({ userId: 'alice', data: { workflowName: held020, canaryTag: '0.2.0', approvalId: id, approvedBy: ['bob'] } });
-  });
+  }, 120_000);
 
   it('rejected or expired: the promote does not happen and the release keeps its own pauses; an abort stays immediate', async () => {
     const held030 = await release('0.3.0', true);
@@ -150,7 +150,7 @@ describe.sequential('a promote under an approval policy', () => {
       return w.settled && w;
     }, 60);
     expect(gone.audit).toMatchObject({ status: 'failed', message: expect.stringContaining('aborted by carol') });
-  });
+  }, 120_000);
 
   it('a release that ended before the approval: the approved promote is a no-op, its reason on the approval (decided over MCP)', async () => {
     const held040 = await release('0.4.0', true);
@@ -181,5 +181,5 @@ describe.sequential('a promote under an approval policy', () => {
     expect(listed).toMatchObject({ state: 'approved', outcome: expect.stringContaining('has ended') });
     expect((await events()).filter((e) => e.type === 'rollout.promoted')).toHaveLength(promotedBefore);
     expect((await status()).rollout).toMatchObject({ phase: 'Aborted', canaryTag: '0.4.0' });
-  });
+  }, 120_000);
 });
