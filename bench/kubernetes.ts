@@ -41,7 +41,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { openRecordStore, type RecordStore, type Settlement } from '../adapters/sql/index.js';
 import { issueSelfToken } from '../auth/self-issued.js';
-import { freePort } from '../test/fixtures/redis-server.js';
+import { freePort } from '../test/fixtures/free-port.js';
 import { forkEntry } from './child.js';
 import { pdsNodeFlags } from './run.js';
 import { createKubernetesPlatform } from '../adapters/kubernetes/index.js';

@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from '../adapters/sql/kysely.js';
 import { issueSelfToken } from '../auth/self-issued.js';
 import { openRecordStore, type Engine } from '../adapters/sql/index.js';
-import { freePort } from '../test/fixtures/redis-server.js';
+import { freePort } from '../test/fixtures/free-port.js';
 import { forkEntry } from './child.js';
 import { SEED_CHUNK, TENANTS, benchLocation, seed, seedTenants } from './store.js';
 

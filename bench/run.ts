@@ -38,7 +38,7 @@ import { issueSelfToken } from '../auth/self-issued.js';
 import { startRedisServer, type RedisServer } from '../test/fixtures/redis-server.js';
 import { startGitHubFixture } from '../test/fixtures/github-api.js';
 import { startDexFixture } from '../test/fixtures/dex.js';
-import { freePort } from '../test/fixtures/redis-server.js';
+import { freePort } from '../test/fixtures/free-port.js';
 import { forkEntry } from './child.js';
 import { recordsHttpBenchmark } from './records-http.js';
 import { benchLocation, storeBenchmark } from './store.js';

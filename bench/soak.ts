@@ -52,7 +52,8 @@ import { createInterface } from 'node:readline';
 import { sql } from '../adapters/sql/kysely.js';
 import { issueSelfToken } from '../auth/self-issued.js';
 import { openRecordStore, type RecordStore } from '../adapters/sql/index.js';
-import { freePort, startRedisServer } from '../test/fixtures/redis-server.js';
+import { freePorts } from '../test/fixtures/free-port.js';
+import { startRedisServer } from '../test/fixtures/redis-server.js';
 import { findSecrets, type SecretFinding } from '../test/helpers/secrets.js';
 import { forkEntry } from './child.js';
 import { pdsNodeFlags } from './run.js';
@@ -227,7 +228,7 @@ export async function main(): Promise<number> {
     const redisAt = redisUrl;
     if (engine === 'postgres') process.stderr.write('soak: starting PostgreSQL (durable: fsync and synchronous_commit on)\n');
     const { dataDir: soakDir, databaseUrl } = await benchLocation(engine, 'pds-soak-', cleanups);
-    const ports = await Promise.all(Array.from({ length: processes }, () => freePort()));
+    const ports = await freePorts(processes);
     // One public address for every process, as replicas behind a load balancer have: tokens name it as their issuer.
     const base = `http://127.0.0.1:${ports[0]}`;
     const flags = pdsNodeFlags();

@@ -17,9 +17,8 @@
  * separate calls were. Only the transport changed: N counts, one `EVALSHA` (ioredis falls back to `EVAL` on
  * `NOSCRIPT`), one reply of N `[remaining, reset, total]`.
  *
- * Counts are gathered by DataLoader and sent when the turn's I/O callbacks have run (`setImmediate`, as ioredis's
- * auto-pipelining does), at most {@link MAX_BATCH} per call. A failed call (timeout, connection lost) rejects every
- * count it carried with its error; `rest/ratelimit.ts` then answers them from memory.
+ * How the counts of a turn are gathered is {@link SlidingWindow}'s to say. A failed call (timeout, connection lost)
+ * rejects every count it carried with its error; `rest/ratelimit.ts` then answers them from memory.
  *
  * Single Redis only, as `adapters/redis/connect.ts` connects: in a Redis Cluster the keys of one batch would span slots.
  */
@@ -83,8 +82,9 @@ interface Count {
  *
  * The per-turn batching is DataLoader's (https://github.com/graphql/dataloader#batch-scheduling): `cache: false`, so
  * every `count()` is its own entry even for an id counted twice in a turn; `batchScheduleFn` sends a batch once the
- * turn's I/O callbacks have run (`setImmediate`); `maxBatchSize` {@link MAX_BATCH}. DataLoader rejects every count of
- * a batch whose call failed, or whose reply does not hold one answer per count.
+ * turn's I/O callbacks have run (`setImmediate`, as ioredis's auto-pipelining does); `maxBatchSize` {@link MAX_BATCH},
+ * more in one turn going out in further calls. DataLoader rejects every count of a batch whose call failed, or whose
+ * reply does not hold one answer per count.
  * @example
  * const window = new SlidingWindow(redis, { max: 300, durationMs: 60_000, namespace: 'pds:limit:route' });
  * const { remaining } = await window.count('alice'); // admitted when remaining > 0
@@ -112,8 +112,8 @@ export class SlidingWindow {
 
   /**
    * Count one event for `id` and answer the window as it was before it (async-ratelimiter's `get()`).
-   * @throws whatever ioredis rejected the script call with (command timeout, connection closed, a Redis error), or
-   *   DataLoader's error when the reply does not hold one answer per count.
+   * @throws whatever ioredis rejected the script call with (command timeout, connection closed, a Redis error); a
+   *   `TypeError` when the reply is not an array; DataLoader's `Error` when it is one of the wrong length.
    */
   count(id: string): Promise<LimiterCount> {
     return this.#loader.load({ key: this.#prefix + id, now: microtime.now() });

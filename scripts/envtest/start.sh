@@ -3,6 +3,7 @@
 # token auth, service-account tokens) + kube-controller-manager (ResourceQuota status, namespace deletion, garbage
 # collection, service-account token Secrets). No kubelet, scheduler or Argo controllers: tests play those parts.
 #   usage: start.sh DIR        (binaries from scripts/envtest/build.sh; every port is a free one on 127.0.0.1)
+# PDS_ENVTEST_PORTS, when set, names the four ports (below).
 # PDS_ETCD_QUOTA_BYTES, when set, is etcd's --quota-backend-bytes (the bench seeds more than the 2 GiB default holds).
 # Writes DIR/kubeconfig (user "admin", group system:masters), DIR/ports, DIR/*.pid and DIR/*.log; stop with stop.sh DIR.
 set -euo pipefail
@@ -13,8 +14,18 @@ for b in "$BIN/kube-apiserver" "$BIN/kube-controller-manager"; do
 done
 command -v etcd >/dev/null || { echo "missing etcd: apt-get install etcd-server (or run scripts/envtest/build.sh)" >&2; exit 1; }
 
+# Ports: PDS_ENVTEST_PORTS when set (four free ones, space-separated: etcd, etcd's peer port, kube-apiserver,
+# kube-controller-manager; the test fixture passes ports drawn below the kernel's ephemeral range, see
+# test/fixtures/free-port.ts), else the kernel's choice, each bound and released.
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-ETCD=$(free_port); PEER=$(free_port); KAS=$(free_port); KCM=$(free_port)
+if [ -n "${PDS_ENVTEST_PORTS:-}" ]; then
+  read -r ETCD PEER KAS KCM <<< "$PDS_ENVTEST_PORTS"
+  for p in "$ETCD" "$PEER" "$KAS" "$KCM"; do
+    [[ "$p" =~ ^[0-9]+$ ]] || { echo "PDS_ENVTEST_PORTS must be four port numbers (got \"$PDS_ENVTEST_PORTS\")" >&2; exit 2; }
+  done
+else
+  ETCD=$(free_port); PEER=$(free_port); KAS=$(free_port); KCM=$(free_port)
+fi
 printf 'etcd=%s\nkube-apiserver=%s\nkube-controller-manager=%s\n' "$ETCD" "$KAS" "$KCM" > "$DIR/ports"
 
 # wait_for NAME LOG CMD…: retry CMD for up to 60 s; on time-out show the component's log and fail.

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLIENTS, connectHttp, connectStdio } from '../helpers/mcp-clients.js';
-import { freePort } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
 import { until } from '../helpers/until.js';
 import { layOutImage, type ImageLayout } from './image.js';
 import { api, environmentOf, program, run, settled, stop, token, type Running } from './run.js';

@@ -13,7 +13,7 @@ import { layOutImage, type ImageLayout } from '../artifact/image.js';
 import { api, environmentOf, run, stop, token } from '../artifact/run.js';
 import { adminKubeConfig } from '../fixtures/kube-apiserver.js';
 import { createTestDatabase } from '../fixtures/postgres.js';
-import { freePort } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
 import { installDeploy, serviceAccountKubeConfig } from './deploy.js';
 
 let scratch: string;

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, inject, it } from 'vitest';
+import { ephemeralLow } from '../fixtures/free-port.js';
 import { adminKubeConfig, startKubeApiServer } from '../fixtures/kube-apiserver.js';
 
 /** Running, not merely an exited process its (re)parent has not reaped yet. */
@@ -23,6 +24,11 @@ describe('test/fixtures/kube-apiserver.ts', () => {
     const server = await startKubeApiServer();
     const pids = ['etcd', 'kas', 'kcm'].map((n) => Number(readFileSync(path.join(server.dir, `${n}.pid`), 'utf8')));
     expect(server.server).not.toBe(adminKubeConfig(inject('kubeconfigPath')).getCurrentCluster()!.server);
+    // The ports were drawn below the kernel's ephemeral range (test/fixtures/free-port.ts), where no outgoing
+    // connection can take one between the draw and the bind.
+    const ports = readFileSync(path.join(server.dir, 'ports'), 'utf8').match(/\d+/g)!.map(Number);
+    expect(ports).toHaveLength(3);
+    for (const port of ports) expect(port).toBeLessThan(ephemeralLow());
     const namespaces = await adminKubeConfig(server.kubeconfigPath).makeApiClient(CoreV1Api).listNamespace();
     expect(namespaces.items.map((n) => n.metadata!.name)).toContain('kube-system');
     expect(pids.every(alive)).toBe(true);

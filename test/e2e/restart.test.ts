@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { issueSelfToken, loadOrCreateSecret } from '../../auth/self-issued.js';
-import { freePort } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
 
 let dataDir: string;
 let port: number;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
 
 const exec = promisify(execFile);
 const PDS = path.resolve('bin/pds-src.js');

@@ -1,55 +1,12 @@
 /** Start a real pds (sandbox backend) on a free loopback port for a test, with tokens for any user. */
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { issueSelfToken, loadOrCreateSecret } from '../../auth/self-issued.js';
 import { loadConfig, type Config } from '../../config.js';
 import { startServer, type RunningServer, type ServerOverrides } from '../../server.js';
+import { freePort } from '../fixtures/free-port.js';
 import { runLogger } from './run-log.js';
-
-/**
- * The kernel's ephemeral port range (`/proc/sys/net/ipv4/ip_local_port_range`, Linux's default 32768–60999): where it
- * picks `listen(0)` ports and the source ports of outgoing connections.
- */
-function ephemeralRange(): [number, number] {
-  try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (low && high) return [low, high];
-  } catch {
-    // Not Linux: assume the IANA range.
-  }
-  return [49152, 65535];
-}
-
-/**
- * A free TCP port on 127.0.0.1 (bound and released), for a server a test starts later. It is drawn from below the
- * kernel's ephemeral range when there is room (10000 up to it): a port released there cannot be handed to another
- * process's outgoing connection, which happened with `listen(0)` ports while the suite ran under load (EADDRINUSE when
- * pds then bound it). Ports other tests drew are told apart by the test bind; up to 50 draws, then `listen(0)`.
- */
-export async function freePort(): Promise<number> {
-  const [low] = ephemeralRange();
-  const bind = (port: number) =>
-    new Promise<number | undefined>((resolve) => {
-      const srv = createServer();
-      srv.once('error', () => resolve(undefined));
-      srv.listen(port, '127.0.0.1', () => {
-        const bound = (srv.address() as { port: number }).port;
-        srv.close(() => resolve(bound));
-      });
-    });
-  if (low > 11_000) {
-    for (let i = 0; i < 50; i++) {
-      const port = await bind(10_000 + Math.floor(Math.random() * (low - 10_000)));
-      if (port) return port;
-    }
-  }
-  const port = await bind(0);
-  if (!port) throw new Error('freePort: could not bind 127.0.0.1');
-  return port;
-}
 
 export interface TestServer extends RunningServer {
   dataDir: string;

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDexFixture, type DexFixture } from '../fixtures/dex.js';
 import { Browser } from '../helpers/browser.js';
-import { freePort, startTestServer } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
+import { startTestServer } from '../helpers/server.js';
 
 let dex: DexFixture;
 let dataDir: string;

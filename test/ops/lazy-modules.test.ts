@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { issueSelfToken } from '../../auth/self-issued.js';
 import { startPds, TEST_JWT_SECRET, type PdsProcess } from '../helpers/pds-process.js';
-import { freePort } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
 
 const RECORDER = path.resolve('test/helpers/record-loads.mjs');
 

@@ -8,7 +8,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, type Logger } from '../../core/logger.js';
 import { findSecrets } from '../helpers/secrets.js';
-import { freePort, registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
+import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
 
 interface Line {

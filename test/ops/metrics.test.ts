@@ -7,7 +7,8 @@ import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitHubFixture, type GitHubFixture } from '../fixtures/github-api.js';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server.js';
-import { freePort, registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
+import { registerRepository, startTestServer, waitForWorkflow, type TestServer } from '../helpers/server.js';
 
 const PARSER = `
 import json, sys

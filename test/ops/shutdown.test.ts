@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { issueSelfToken } from '../../auth/self-issued.js';
-import { freePort } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
 import { until } from '../helpers/until.js';
 
 const SECRET = 'shutdown-test-secret-'.padEnd(48, 'x');

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/server.js';
+import { freePort } from '../fixtures/free-port.js';
 
 const repo = path.resolve('.');
 const MARKER = '<!-- test: try-it -->';
