@@ -237,7 +237,7 @@ describe.sequential('the kubernetes backend', () => {
     expect(changes).toContain('submitted:running step check-tenant (0 steps done)');
     expect(changes.at(-1)).toMatch(/^succeeded:/);
     expect(await platform.backend.getService(TEAM, 'web')).toMatchObject({ hasDatabase: true });
-  });
+  }, 120_000); // above its waits of up to 90 s
 
   it('tells its followers of a workflow another replica settled', async () => {
     const told: WorkflowRun[] = [];
@@ -255,7 +255,7 @@ describe.sequential('the kubernetes backend', () => {
     const end = await until('the end told to this replica\'s followers', async () => told.find((r) => r.name === name && r.phase !== 'submitted'), 90);
     off();
     expect(end).toMatchObject({ phase: 'succeeded', message: 'settled by another replica' });
-  });
+  }, 120_000); // above its waits of up to 90 s
 
   it('cancel: spec.shutdown as argo stop/terminate write it; Argo\'s Failed settles "cancelled by"; no Workflow settles at once', async () => {
     h.controller.hold('provision-database-');
@@ -338,7 +338,7 @@ describe.sequential('the kubernetes backend', () => {
     expect(platform.kubeconfig.requests - before).toBe(0);
     expect(run).toMatchObject({ phase: 'failed', message: expect.stringMatching(/^step \S+ failed: /) });
     expect(run!.steps.some((s) => s.status === 'failed')).toBe(true);
-  });
+  }, 120_000); // above its waits of up to 90 s
 
   it('settles workflows that finished, or vanished, while pds was down (the ghost reconciler)', async () => {
     h.controller.hold('rollback-service-');
@@ -367,7 +367,7 @@ describe.sequential('the kubernetes backend', () => {
     });
     expect(vanished).toMatchObject({ phase: 'failed', message: expect.stringContaining('no longer exists') });
     expect(await platform.audit.get(vanishing)).toMatchObject({ status: 'failed' });
-  });
+  }, 120_000); // above its waits of up to 90 s
 
   it('expires previews: one replica holds the Lease and submits preview-delete', async () => {
     // A preview runs an image built before (pin-image asks the registry): 0.1.0 was built at onboarding.
@@ -397,7 +397,7 @@ describe.sequential('the kubernetes backend', () => {
     expect(await platform.reaper.sweep()).toEqual([]);
     await until('the preview gone', async () => !(await platform.backend.getService(TEAM, 'web-preview-0-1-0')), 90);
     await other.close();
-  });
+  }, 120_000); // above its waits of up to 90 s
 
   it('retire-service and delete-tenant remove what was made', async () => {
     const retired = await runToEnd(platform, 'retire-service', { team_name: TEAM, component_name: 'web' });

@@ -666,7 +666,7 @@ describe.sequential('WorkflowTemplate steps against the API server and a GitOps 
     expect(await getObject('argoproj.io/v1alpha1', 'AppProject', ARGOCD, TEAM)).toBeUndefined();
     // The namespace controller (kube-controller-manager) empties and removes the namespace.
     await until('namespace acme to be gone', async () => !(await getObject('v1', 'Namespace', undefined, TEAM)), 60);
-  });
+  }, 120_000); // above its wait of up to 60 s
 
   it('ran every WorkflowTemplate', () => {
     expect([...ran].sort()).toEqual([

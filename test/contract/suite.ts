@@ -849,7 +849,7 @@ export function describeContract(backend: 'sandbox' | 'kubernetes', start: () =>
       succeeded(await run(ADMIN, 'delete-tenant', { team_name: TEAM }));
       await until('the tenant gone', async () => (await pds.api(ADMIN, 'GET', `/api/v1/tenants/${TEAM}`)).status === 404, 60);
       expect((await pds.api(ADMIN, 'GET', `/api/v1/resources/${TEAM}`)).status).toBe(404);
-    });
+    }, 240_000); // two workflows and waits of up to 30 + 60 s
 
     it('called every tool pds offers (a new tool needs its line in this suite)', () => {
       expect(listed.length).toBeGreaterThan(20);
