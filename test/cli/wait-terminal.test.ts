@@ -123,21 +123,23 @@ describe('pds wait on a terminal, a workflow that takes a minute a step', () => 
     const wait = waitOnTerminal(name, slow.env);
     await wait.shows(/waiting for/, 20_000); // the spinner runs
     wait.child.stdin!.write('\x03');
-    expect(await wait.exit(1000)).toBe(130);
+    // "At once": long before the 60 s step would end. A tighter deadline timed the machine: under stress-ng the exit
+    // once took more than 1 s.
+    expect(await wait.exit(15_000)).toBe(130);
     const shown = stripVTControlCharacters(wait.output());
     expect(shown).toContain(`still running on the server. Follow it again with: pds wait ${name}`);
     // The cursor is shown again (ora hid it while spinning): the spinner was stopped, not left behind.
     expect(wait.output().lastIndexOf('\x1b[?25h')).toBeGreaterThan(wait.output().lastIndexOf('\x1b[?25l'));
     // Only the waiting stopped.
     expect((await slow.platform.workflows.get(name))?.phase).toBe('submitted');
-  });
+  }, 60_000); // above its waits: 20 s for the spinner, 15 s for the exit
 
   it('ends with exit 1 and the error for a workflow that does not exist, spinner stopped', async () => {
     const wait = waitOnTerminal('nope-123', slow.env);
     await wait.shows(/waiting for nope-123|workflow not found/, 20_000);
-    expect(await wait.exit(2000)).toBe(1);
+    expect(await wait.exit(15_000)).toBe(1);
     expect(stripVTControlCharacters(wait.output())).toContain('pds: workflow not found: nope-123');
-  });
+  }, 60_000);
 });
 
 describe('pds wait on a terminal, a workflow of short steps', () => {
