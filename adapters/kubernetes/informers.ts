@@ -37,7 +37,9 @@ export interface Watched<T extends KubernetesObject> extends ObjectCache<T> {
   readonly isSynced: boolean;
   /** The last list or watch failure, until the informer lists again. */
   readonly lastError: unknown;
+  /** `cb` is called for each change until {@link Watched.stop} is called, never after. */
   on(verb: 'add' | 'update' | 'delete', cb: (obj: T) => void): void;
+  /** Stop for good: no restart, no watch left open, no `on` callback after this is called. */
   stop(): Promise<void>;
 }
 
@@ -103,12 +105,18 @@ export function watch<T extends KubernetesObject>(
       } as unknown as KubeConfig)
     : kc;
   const upstream = new Watch(config);
+  let stopped = false;
+  // client-node's ListWatch asks for its watch after its list without looking whether it was stopped meanwhile, and
+  // stores the request only then: a stop() during the list would leave that watch running. It is aborted here.
   const trimming = {
-    watch: (p: string, query: Record<string, string | number | boolean | undefined>, callback: (phase: string, obj: T, raw: unknown) => void, done: (err: unknown) => void) =>
-      upstream.watch(p, query, (phase, obj: T, raw) => {
+    watch: async (p: string, query: Record<string, string | number | boolean | undefined>, callback: (phase: string, obj: T, raw: unknown) => void, done: (err: unknown) => void) => {
+      const request = await upstream.watch(p, query, (phase, obj: T, raw) => {
         if (phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED') trim(obj);
         callback(phase, obj, raw);
-      }, done),
+      }, done);
+      if (stopped) request.abort();
+      return request;
+    },
   } as unknown as Watch;
   const listed = async () => {
     const answer = await list();
@@ -116,7 +124,6 @@ export function watch<T extends KubernetesObject>(
     return answer;
   };
   const informer = new ListWatch<T>(path, trimming, listed, false, options.labelSelector);
-  let stopped = false;
   let isSynced = false;
   let lastError: unknown;
   let markSynced!: () => void;
@@ -157,7 +164,11 @@ export function watch<T extends KubernetesObject>(
     },
     get: (name, namespace) => informer.get(name, namespace),
     list: (namespace) => informer.list(namespace),
-    on: (verb, cb) => informer.on(verb, cb),
+    // A list that answers after stop() still hands its objects out: nothing reaches pds after stop().
+    on: (verb, cb) =>
+      informer.on(verb, (obj: T) => {
+        if (!stopped) cb(obj);
+      }),
     async stop() {
       stopped = true;
       clearTimeout(timer);
